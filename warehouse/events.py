@@ -1,0 +1,205 @@
+"""The event contract: one envelope, one frozen payload model per event type.
+
+A log line is the canonical JSON of an `Envelope`. Payload models are the only place an event's
+shape is defined; ingest derives its checks from them and dbt staging unpacks exactly these
+fields. Changing a shape means a new `SCHEMA_VERSION` here plus an upcaster in `upcasters.py`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from warehouse.canonical import canonical_sha256
+from warehouse.ids import event_id_for
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Producer(Frozen):
+    """Which code wrote the event, and under which configuration."""
+
+    package: str = "bench-warehouse"
+    package_version: str
+    git_sha: str
+    config_sha256: str
+
+
+class Payload(Frozen):
+    event_type: ClassVar[str]
+    schema_version: ClassVar[int]
+    # Payload fields that, with the run id, identify the fact (not the attempt to record it).
+    natural_key: ClassVar[tuple[str, ...]]
+
+    def natural_key_values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.natural_key)
+
+
+class DatasetRef(Frozen):
+    name: str
+    uri: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    item_count: int = Field(ge=0)
+    revision: str | None = None
+
+
+class SystemRef(Frozen):
+    """An engine, provider lane or imported system, exactly as it was configured."""
+
+    name: str
+    version: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- run lifecycle -------------------------------------------------------------------------
+
+
+class RunStarted(Payload):
+    event_type: ClassVar[str] = "run_started"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ()
+
+    benchmark: Literal["extraction", "simpleqa", "draco", "vertical"]
+    source: Literal["engine", "import"] = "engine"
+    spec: dict[str, Any]
+    spec_sha256: str
+    dataset: DatasetRef
+    systems: list[SystemRef]
+    seed: int | None = None
+    argv: list[str] = Field(default_factory=list)
+
+
+class RunFinished(Payload):
+    event_type: ClassVar[str] = "run_finished"
+    schema_version: ClassVar[int] = 1
+    # A resumed run that does more work finishes again with new counts: a new fact.
+    natural_key: ClassVar[tuple[str, ...]] = ("terminal_events",)
+
+    terminal_events: int
+    completed: int
+    failed: int
+    duration_s: float
+
+
+# --- items -----------------------------------------------------------------------------------
+
+
+class ItemRegistered(Payload):
+    """One benchmark item as the run saw it, with its ground truth."""
+
+    event_type: ClassVar[str] = "item_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id",)
+
+    item_id: str
+    dataset_sha256: str
+    position: int
+    url: str | None = None
+    vertical: str | None = None
+    ground_truth_text: str
+    anchors: list[str]
+    anchor_rule_version: str
+    input_sha256: str | None = None
+    input_bytes: int | None = None
+
+
+# --- extraction ---------------------------------------------------------------------------
+
+
+class ExtractionCompleted(Payload):
+    """Raw output of one extractor on one item (v2; v1 named the system `engine`)."""
+
+    event_type: ClassVar[str] = "extraction_completed"
+    schema_version: ClassVar[int] = 2
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
+
+    item_id: str
+    system: str
+    system_version: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    attempt: int = Field(ge=1)
+    source: Literal["engine", "import"]
+    render_path: str | None
+    input_sha256: str | None
+    output_text: str | None
+    output_bytes: int = Field(ge=0)
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+class ExtractionFailed(Payload):
+    event_type: ClassVar[str] = "extraction_failed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
+
+    item_id: str
+    system: str
+    system_version: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    attempt: int = Field(ge=1)
+    error_class: str
+    error_message: str
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+PAYLOAD_MODELS: dict[str, type[Payload]] = {
+    model.event_type: model
+    for model in (RunStarted, RunFinished, ItemRegistered, ExtractionCompleted, ExtractionFailed)
+}
+
+# The outcome of one unit of work; resume skips units that have one.
+TERMINAL_EXTRACTION_EVENTS = ("extraction_completed", "extraction_failed")
+
+
+class Envelope(Frozen):
+    event_id: str
+    event_type: str
+    schema_version: int
+    run_id: str
+    occurred_at: str
+    producer: Producer
+    payload: dict[str, Any]
+    content_sha256: str
+    prev_sha256: str = ""  # set by the log writer: the hash chain within a segment
+
+    def hashed_content(self) -> dict[str, Any]:
+        return hashed_content(self.model_dump())
+
+
+ENVELOPE_FIELDS = tuple(Envelope.model_fields)
+
+
+def hashed_content(envelope: dict[str, Any]) -> dict[str, Any]:
+    """The part of an envelope that `content_sha256` covers: everything but the two hashes."""
+    return {k: v for k, v in envelope.items() if k not in ("content_sha256", "prev_sha256")}
+
+
+def utc_now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def make_event(
+    payload: Payload, *, run_id: str, producer: Producer, occurred_at: str | None = None
+) -> Envelope:
+    body = {
+        "event_id": event_id_for(payload.event_type, run_id, *payload.natural_key_values()),
+        "event_type": payload.event_type,
+        "schema_version": payload.schema_version,
+        "run_id": run_id,
+        "occurred_at": occurred_at or utc_now_iso(),
+        "producer": producer.model_dump(),
+        "payload": payload.model_dump(mode="json"),
+    }
+    return Envelope(**body, content_sha256=canonical_sha256(body))
+
+
+def parse_payload(event_type: str, payload: dict[str, Any]) -> Payload:
+    """Validate a (current-version) payload against its model; raises on anything unexpected."""
+    try:
+        model = PAYLOAD_MODELS[event_type]
+    except KeyError:
+        raise ValueError(f"unknown event_type {event_type!r}") from None
+    return model.model_validate(payload)
