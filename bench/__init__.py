@@ -1,0 +1,1 @@
+"""The `bench` command: thin orchestration of collectors, ingest, dbt and publish."""

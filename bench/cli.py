@@ -1,0 +1,334 @@
+"""`bench`: run benchmarks, load and score their events, publish and serve the results."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bench import pipeline
+from bench.corpora import CORPUS_HELP, resolve_corpus
+from bench.dbt_runner import DbtError
+from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.settings import APP_ENTRYPOINT, load_scoring_vars, parse_weights, save_scoring_vars
+from warehouse.paths import BenchPaths
+from warehouse.verify import verify_log
+
+app = typer.Typer(
+    help=__doc__,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+run_app = typer.Typer(help="Run a benchmark: collect raw outputs as events, then load, score and publish.")
+import_app = typer.Typer(help="Import third-party outputs as events, scored by the same models.")
+app.add_typer(run_app, name="run")
+app.add_typer(import_app, name="import")
+
+console = Console(stderr=True)
+out = Console()
+
+HomeOption = Annotated[
+    Path | None, typer.Option("--home", help="Data root (default: $BENCH_HOME or ./.bench).", show_default=False)
+]
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed without a traceback, exit 2."""
+
+
+def _paths(home: Path | None) -> BenchPaths:
+    return BenchPaths.from_env(home).ensure()
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    )
+
+
+def _refresh(paths: BenchPaths) -> None:
+    with console.status("loading events (dlt), building marts (dbt), publishing"):
+        result = pipeline.refresh(paths)
+    console.print(
+        f"loaded {result.loaded_events} new events, quarantined {result.quarantined}; "
+        f"published {paths.serve_db}"
+    )
+
+
+# --- run -------------------------------------------------------------------------------------
+
+
+@run_app.command("extraction")
+def run_extraction_cmd(
+    corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
+    engines: Annotated[str | None, typer.Option(help="Comma-separated engine names (default: all).")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items (whole pipeline, small).")] = None,
+    retry_failed: Annotated[bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")] = False,
+    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    home: HomeOption = None,
+) -> None:
+    """Run local extraction engines over a corpus (resumable: re-running continues where it stopped)."""
+    from collectors.extraction.engines import ENGINES
+    from collectors.extraction.runner import run_extraction
+
+    paths = _paths(home)
+    corpus_obj = resolve_corpus(corpus, paths)
+    names = _engine_names(engines, ENGINES)
+    with _progress() as progress:
+        task = progress.add_task(f"extraction on {corpus_obj.dataset.name}", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        summary = run_extraction(
+            pipeline.event_log(paths), corpus_obj, names,
+            limit=limit, retry_failed=retry_failed, argv=sys.argv[1:], on_progress=on_progress,
+        )
+    _print_run_summary(summary)
+    if score:
+        _refresh(paths)
+
+
+def _engine_names(spec: str | None, registry: dict) -> list[str]:
+    if not spec:
+        return sorted(registry)
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        raise UserError(f"--engines: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}")
+    return names
+
+
+def _print_run_summary(summary) -> None:
+    table = Table(title=f"run {summary.run_id}")
+    for column in ("planned", "already done", "completed", "failed", "seconds"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(summary.planned), str(summary.skipped_existing), str(summary.completed),
+        str(summary.failed), f"{summary.duration_s:.1f}",
+    )
+    console.print(table)
+    if summary.already_finished:
+        console.print("[green]this run had already finished; nothing to do[/green]")
+
+
+# --- import ----------------------------------------------------------------------------------
+
+
+@import_app.command("extraction-predictions")
+def import_predictions_cmd(
+    file: Annotated[Path, typer.Argument(help="Predictions JSON: {id: {articleBody}} or {version, output}.")],
+    system: Annotated[str, typer.Option(help="Name of the system that produced the predictions.")],
+    version: Annotated[str, typer.Option(help="Version of that system.")],
+    corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
+    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    home: HomeOption = None,
+) -> None:
+    """Import another extractor's predictions (upstream predictions format) as events."""
+    from collectors.extraction.predictions import import_predictions
+
+    paths = _paths(home)
+    summary = import_predictions(pipeline.event_log(paths), file, system, version, resolve_corpus(corpus, paths))
+    _print_run_summary(summary)
+    if score:
+        _refresh(paths)
+
+
+# --- load, score, publish -----------------------------------------------------------------
+
+
+@app.command()
+def ingest(
+    full: Annotated[bool, typer.Option(help="Re-read every log line (loads nothing already loaded).")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Load new log lines into the warehouse's raw tables (dlt, insert-only on event_id)."""
+    paths = _paths(home)
+    with console.status("loading events"):
+        result = pipeline.ingest(paths, full=full)
+    table = Table(title="ingest")
+    for column in ("segments read", "lines read", "loaded", "upcast", "quarantined"):
+        table.add_column(column, justify="right")
+    table.add_row(*(str(v) for v in (result.segments_read, result.lines_read, result.loaded_events,
+                                     result.upcasted, result.quarantined)))
+    console.print(table)
+    for sample in result.quarantine_samples[:10]:
+        console.print(f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}")
+
+
+@app.command()
+def build(home: HomeOption = None) -> None:
+    """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
+    paths = _paths(home)
+    with console.status("dbt build"):
+        pipeline.build(paths)
+    console.print("dbt build passed")
+
+
+@app.command()
+def publish(home: HomeOption = None) -> None:
+    """Copy the marts into a new serving snapshot and swap it into place atomically."""
+    paths = _paths(home)
+    tables = pipeline.publish(paths)
+    console.print(f"published {len(tables)} tables to {paths.serve_db}")
+
+
+@app.command()
+def rebuild(home: HomeOption = None) -> None:
+    """Build a fresh warehouse from the log alone and compare every mart with the current one."""
+    paths = _paths(home)
+    with console.status("rebuilding from the log"):
+        report = pipeline.rebuild(paths)
+    table = Table(title="rebuild from the log")
+    table.add_column("mart")
+    table.add_column("rows", justify="right")
+    table.add_column("same as before")
+    for mart, (same, before, after) in report.compared.items():
+        table.add_row(mart, str(after[0]), "yes" if same else ("new" if before is None else "[red]no[/red]"))
+    console.print(table)
+    console.print(f"loaded {report.ingest.loaded_events} events; published {paths.serve_db}")
+
+
+@app.command()
+def rescore(
+    weights: Annotated[str | None, typer.Option(help="Composite weights, e.g. completeness=0.5,success=0.2")] = None,
+    threshold: Annotated[float | None, typer.Option(min=0, max=1, help="Useful-success completeness threshold.")] = None,
+    reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
+    paths = _paths(home)
+    scoring = {} if reset else load_scoring_vars(paths)
+    if weights:
+        merged = {**scoring.get("extraction_weights", {}), **parse_weights(weights)}
+        scoring["extraction_weights"] = merged
+    if threshold is not None:
+        scoring["useful_success_threshold"] = threshold
+    with console.status("dbt build with the new scoring vars"):
+        pipeline.build(paths, extra_vars=scoring)
+        save_scoring_vars(paths, scoring)  # only once a build has accepted them
+        pipeline.publish(paths)
+    console.print(f"rescored with {scoring or 'the default scoring vars'}; published {paths.serve_db}")
+
+
+# --- inspect ---------------------------------------------------------------------------------
+
+
+@app.command()
+def verify(home: HomeOption = None) -> None:
+    """Check the whole log: content hashes, hash chain, seals. Exit 0 only when intact."""
+    paths = _paths(home)
+    report = verify_log(pipeline.event_log(paths))
+    if report.intact:
+        note = f" ({len(report.unsealed)} segment(s) still open)" if report.unsealed else ""
+        out.print(f"log intact: {report.segments} segments, {report.events} events{note}")
+        return
+    for problem in report.problems:
+        console.print(f"[red]{escape(str(problem))}[/red]")
+    raise typer.Exit(1)
+
+
+@app.command()
+def status(home: HomeOption = None) -> None:
+    """What is in the log, the warehouse and the serving snapshot."""
+    from bench.status import status_rows
+
+    paths = _paths(home)
+    table = Table(title=f"bench home {paths.home}")
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in status_rows(paths):
+        table.add_row(key, value)
+    out.print(table)
+
+
+@app.command()
+def export(
+    mart: Annotated[str | None, typer.Argument(help="Published mart to export.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help=f"One of {', '.join(FORMATS)}.")] = "csv",
+    out_file: Annotated[Path | None, typer.Option("--out", help="Output file (default: stdout).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the published marts.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Export a published mart as CSV, JSON lines or Parquet."""
+    paths = _paths(home)
+    if list_:
+        for name in list_marts(paths.serve_db):
+            out.print(name)
+        return
+    if mart is None:
+        raise UserError("give a MART (see `bench export --list`)")
+    rows = export_mart(paths.serve_db, mart, fmt, out_file)
+    if out_file:
+        console.print(f"wrote {rows} rows to {out_file}")
+
+
+# --- serve -----------------------------------------------------------------------------------
+
+
+@app.command("app")
+def app_cmd(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8501,
+    home: HomeOption = None,
+) -> None:
+    """Serve the Streamlit app on 127.0.0.1 over the published snapshot."""
+    paths = _paths(home)
+    env = {**os.environ, "BENCH_HOME": str(paths.home)}
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_ENTRYPOINT),
+        "--server.address", "127.0.0.1", "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]
+    out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
+    try:
+        raise typer.Exit(subprocess.call(command, env=env))
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None
+
+
+@app.command()
+def demo(
+    serve: Annotated[bool, typer.Option(help="Start the app when done.")] = True,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8501,
+    home: HomeOption = None,
+) -> None:
+    """The whole job offline: build the demo corpus, run every local engine, score, publish, serve."""
+    from collectors.extraction.engines import ENGINES
+    from collectors.extraction.runner import run_extraction
+
+    paths = _paths(home)
+    corpus_obj = resolve_corpus("demo", paths)
+    with _progress() as progress:
+        task = progress.add_task("extraction on the demo corpus", total=None)
+        summary = run_extraction(
+            pipeline.event_log(paths), corpus_obj, sorted(ENGINES), argv=sys.argv[1:],
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    _print_run_summary(summary)
+    _refresh(paths)
+    out.print(f"ran {len(ENGINES)} engines on {corpus_obj.dataset.item_count} demo pages "
+              f"(corpus: {corpus_obj.dataset.uri}); data root {paths.home}")
+    if serve:
+        app_cmd(port=port, home=paths.home)
+
+
+def main() -> None:
+    try:
+        app()
+    except (UserError, ExportError, ValueError, FileNotFoundError, DbtError) as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

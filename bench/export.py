@@ -1,0 +1,57 @@
+"""Export one published mart (read from the serving snapshot only)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+
+from warehouse.query import list_tables
+
+FORMATS = ("csv", "json", "parquet")
+
+
+class ExportError(ValueError):
+    pass
+
+
+def list_marts(serve_db: Path) -> list[str]:
+    if not serve_db.exists():
+        raise ExportError(f"{serve_db} does not exist: run `bench demo` or `bench publish` first")
+    return list_tables(serve_db, "marts")
+
+
+def export_mart(serve_db: Path, mart: str, fmt: str, out: Path | None) -> int:
+    if fmt not in FORMATS:
+        raise ExportError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    marts = list_marts(serve_db)
+    if mart not in marts:
+        raise ExportError(f"unknown mart {mart!r}; published marts: {', '.join(marts)}")
+    with duckdb.connect(str(serve_db), read_only=True) as con:
+        # `mart` is checked against the catalogue above, so quoting it is safe.
+        table = con.execute(f'select * from marts."{mart}"').to_arrow_table()
+    data = _encode(table, fmt)
+    if out is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, out)  # never a half-written export
+    return table.num_rows
+
+
+def _encode(table, fmt: str) -> bytes:
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        return buffer.getvalue()
+    frame = table.to_pandas()
+    if fmt == "csv":
+        return frame.to_csv(index=False).encode("utf-8")
+    return frame.to_json(orient="records", lines=True, force_ascii=False, date_format="iso").encode("utf-8")

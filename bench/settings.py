@@ -1,0 +1,57 @@
+"""Locations the CLI needs beyond the data root: the dbt project and the shared datasets."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from warehouse.paths import BenchPaths
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
+APP_ENTRYPOINT = REPO_ROOT / "app" / "streamlit_app.py"
+
+
+def shared_data_dir() -> Path:
+    """Datasets shipped beside the repo (`../shared/data`), or wherever BENCH_DATA_DIR says."""
+    return Path(os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data").resolve()
+
+
+# Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml.
+WEIGHT_KEYS = ("completeness", "success", "f1", "latency", "throughput")
+
+
+def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
+    if not paths.scoring_file.exists():
+        return {}
+    try:
+        return json.loads(paths.scoring_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{paths.scoring_file}: not valid JSON ({exc}); fix or delete it") from exc
+
+
+def save_scoring_vars(paths: BenchPaths, scoring: dict[str, Any]) -> None:
+    tmp = paths.scoring_file.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(scoring, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, paths.scoring_file)
+
+
+def parse_weights(spec: str) -> dict[str, float]:
+    """`completeness=0.5,success=0.2` -> dict; unknown names and non-numbers are errors."""
+    weights: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or name not in WEIGHT_KEYS:
+            raise ValueError(f"--weights: {part!r}: expected NAME=NUMBER with NAME in {', '.join(WEIGHT_KEYS)}")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            raise ValueError(f"--weights: {part!r}: {value!r} is not a number") from None
+        if weights[name] < 0:
+            raise ValueError(f"--weights: {part!r}: weights must be >= 0")
+    if not weights:
+        raise ValueError("--weights: give at least one NAME=NUMBER")
+    return weights
