@@ -51,26 +51,51 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def payload_error_sql(column: str = "payload") -> str:
+def _required_fields(model) -> list[tuple[str, tuple[str, ...] | None]]:
+    return [(name, _json_types(f.annotation)) for name, f in model.model_fields.items() if f.is_required()]
+
+
+def payload_types_sql(column: str = "payload") -> str:
+    """One `json_type(payload, [paths])` per row: the payload is parsed once, not once per field."""
+    branches = []
+    for event_type, model in sorted(PAYLOAD_MODELS.items()):
+        paths = ", ".join(_quote(f"$.{name}") for name, _ in _required_fields(model))
+        branches.append(f"when {_quote(event_type)} then json_type({column}, [{paths}])")
+    return "case event_type " + " ".join(branches) + " end"
+
+
+def payload_ok_sql(types: str = "payload_types") -> str:
+    """True when every required field has an allowed type; one CASE branch per event type, so a
+    valid row (the common case) costs one comparison chain, not one branch per field."""
+    branches = []
+    for event_type, model in sorted(PAYLOAD_MODELS.items()):
+        conditions = []
+        for index, (_, allowed) in enumerate(_required_fields(model), start=1):
+            if allowed:
+                values = ", ".join(_quote(v) for v in allowed)
+                conditions.append(f"coalesce({types}[{index}] in ({values}), false)")
+            else:
+                conditions.append(f"{types}[{index}] is not null")
+        branches.append(f"when {_quote(event_type)} then {' and '.join(conditions) or 'true'}")
+    return "case event_type " + " ".join(branches) + " end"
+
+
+def payload_error_sql(types: str = "payload_types") -> str:
     """A SQL CASE returning the first payload problem for the row's event_type, else NULL."""
     branches: list[str] = []
     for event_type, model in sorted(PAYLOAD_MODELS.items()):
-        for name, field in model.model_fields.items():
-            if not field.is_required():
-                continue
-            path = _quote(f"$.{name}")
+        for index, (name, allowed) in enumerate(_required_fields(model), start=1):
+            kind = f"event_type = {_quote(event_type)}"
             branches.append(
-                f"when event_type = {_quote(event_type)} and not json_exists({column}, {path}) "
+                f"when {kind} and {types}[{index}] is null "
                 f"then {_quote(f'payload.{name}: missing (required by {event_type})')}"
             )
-            allowed = _json_types(field.annotation)
             if allowed:
                 values = ", ".join(_quote(v) for v in allowed)
                 branches.append(
-                    f"when event_type = {_quote(event_type)} "
-                    f"and json_type({column}, {path}) not in ({values}) "
+                    f"when {kind} and {types}[{index}] not in ({values}) "
                     f"then {_quote(f'payload.{name}: expected JSON type ' + '/'.join(allowed))}"
-                    f" || ', got ' || json_type({column}, {path})"
+                    f" || ', got ' || {types}[{index}]"
                 )
     return "case " + " ".join(branches) + " end"
 
