@@ -129,7 +129,9 @@ def _print_run_summary(summary) -> None:
 def import_predictions_cmd(
     file: Annotated[Path, typer.Argument(help="Predictions JSON: {id: {articleBody}} or {version, output}.")],
     system: Annotated[str, typer.Option(help="Name of the system that produced the predictions.")],
-    version: Annotated[str, typer.Option(help="Version of that system.")],
+    version: Annotated[
+        str | None, typer.Option(help="Version of that system (default: the file's own `version`).")
+    ] = None,
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
     score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
     home: HomeOption = None,
@@ -323,9 +325,11 @@ def demo(
 
 
 def main() -> None:
+    from collectors.extraction.engines import EngineUnavailable
+
     try:
         app()
-    except (UserError, ExportError, ValueError, FileNotFoundError, DbtError) as exc:
+    except (UserError, ExportError, ValueError, FileNotFoundError, DbtError, EngineUnavailable) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(2)
 

@@ -1,0 +1,1 @@
+"""Benchmark collectors: plan work, call systems, append events. Import only `warehouse`."""

@@ -1,0 +1,159 @@
+"""The pinned upstream corpus: scrapinghub/article-extraction-benchmark at one commit.
+
+Every file's sha256 is pinned (`article_benchmark_pins`). A local copy is used only if it
+matches byte for byte; otherwise it is refused, naming the file (methodology 5.3: mirrors
+drift). When no local copy exists, the files are fetched from the repository's raw URLs at
+the pinned commit into a cache directory, each verified before the directory is made visible.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+from tenacity import (
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from collectors.extraction.article_benchmark_pins import FILE_SHA256
+from collectors.extraction.corpus import (
+    GROUND_TRUTH_FILE,
+    HTML_DIR,
+    HTML_SUFFIX,
+    Corpus,
+    CorpusError,
+    load_corpus,
+)
+from warehouse.canonical import file_sha256, sha256_hex
+
+NAME = "article-extraction-benchmark"
+REPOSITORY = "scrapinghub/article-extraction-benchmark"
+COMMIT = "4a3bc979f76c0df73cb95fe272e2fc1b96f9f010"
+URI = f"https://github.com/{REPOSITORY}/tree/{COMMIT}"
+RAW_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}"
+GROUND_TRUTH_SHA256 = FILE_SHA256[GROUND_TRUTH_FILE]
+ITEM_IDS = frozenset(
+    path.removeprefix(f"{HTML_DIR}/").removesuffix(HTML_SUFFIX)
+    for path in FILE_SHA256
+    if path.startswith(f"{HTML_DIR}/")
+)
+
+_LABEL = f"{NAME}@{COMMIT[:12]}"
+
+
+def matches_pinned(dataset_sha256: str, entries: Mapping[str, object], truth_path: Path) -> bool:
+    """True for the pinned ground truth; refuses a copy with the same ids but other bytes."""
+    if dataset_sha256 == GROUND_TRUTH_SHA256:
+        return True
+    if set(entries) == ITEM_IDS:
+        raise CorpusError(
+            f"{truth_path}: has the item ids of {_LABEL} but sha256 {dataset_sha256}, "
+            f"not the pinned {GROUND_TRUTH_SHA256}: refusing a modified or drifted copy of "
+            "the published benchmark (give an edited corpus its own item ids)"
+        )
+    return False
+
+
+def verify_pinned_files(root: Path) -> None:
+    for relative, expected in sorted(FILE_SHA256.items()):
+        path = root / relative
+        if not path.is_file():
+            raise CorpusError(f"{path}: missing from this copy of {_LABEL}")
+        actual = file_sha256(path)
+        if actual != expected:
+            raise CorpusError(
+                f"{path}: sha256 {actual} does not match the pinned {expected} of {_LABEL}: "
+                "refusing a modified or drifted copy"
+            )
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, httpx.TransportError):
+        return True
+    return isinstance(exc, httpx.HTTPStatusError) and (
+        exc.response.status_code == 429 or exc.response.status_code >= 500
+    )
+
+
+@retry(
+    retry=retry_if_exception(_retryable),
+    stop=stop_after_attempt(4),
+    wait=wait_random_exponential(multiplier=0.5, max=8),
+    reraise=True,
+)
+def _get(client: httpx.Client, url: str) -> bytes:
+    response = client.get(url)
+    response.raise_for_status()
+    return response.content
+
+
+def fetch_article_benchmark(
+    dest: Path, *, client: httpx.Client | None = None, base_url: str = RAW_BASE_URL
+) -> Path:
+    """Download every pinned file into `dest` (which must not exist yet), verifying each."""
+    dest = Path(dest)
+    if dest.exists():
+        raise FileExistsError(f"{dest}: already exists; refusing to overwrite it")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the destination and rename at the end: a half-fetched corpus never
+    # appears under the real name.
+    partial = dest.parent / f".{dest.name}.partial-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    (partial / HTML_DIR).mkdir(parents=True)
+    own_client = client is None
+    client = client or httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=True)
+    try:
+        for relative, expected in sorted(FILE_SHA256.items()):
+            url = f"{base_url.rstrip('/')}/{COMMIT}/{relative}"
+            try:
+                data = _get(client, url)
+            except httpx.HTTPError as exc:
+                raise CorpusError(f"{url}: download failed ({exc})") from exc
+            actual = sha256_hex(data)
+            if actual != expected:
+                raise CorpusError(
+                    f"{url}: sha256 {actual} does not match the pinned {expected} "
+                    f"for {relative} of {_LABEL}"
+                )
+            (partial / relative).write_bytes(data)
+        partial.rename(dest)
+    finally:
+        if own_client:
+            client.close()
+        shutil.rmtree(partial, ignore_errors=True)
+    return dest
+
+
+def cached_copy_dir(cache_dir: Path) -> Path:
+    return Path(cache_dir) / f"{NAME}-{COMMIT[:12]}"
+
+
+def load_article_benchmark(
+    data_dir: Path | None,
+    *,
+    cache_dir: Path,
+    client: httpx.Client | None = None,
+    base_url: str = RAW_BASE_URL,
+) -> Corpus:
+    """The pinned benchmark from `data_dir` if it exists, else from (or fetched into) the cache.
+
+    Anything that is not byte-identical to the pinned files is refused with `CorpusError`."""
+    if data_dir is not None and Path(data_dir).exists():
+        root = Path(data_dir)
+    else:
+        root = cached_copy_dir(cache_dir)
+        if not root.exists():
+            fetch_article_benchmark(root, client=client, base_url=base_url)
+    corpus = load_corpus(root)
+    if corpus.dataset.sha256 != GROUND_TRUTH_SHA256:
+        raise CorpusError(
+            f"{root / GROUND_TRUTH_FILE}: sha256 {corpus.dataset.sha256} is not the pinned "
+            f"{GROUND_TRUTH_SHA256} of {_LABEL}"
+        )
+    return corpus

@@ -1,0 +1,245 @@
+"""Run local extraction engines over a corpus: plan -> remaining work -> events.
+
+A run is a frozen spec (dataset sha256, selected item ids, engines with versions and
+settings, render path, anchor rule); its id is derived from the spec's sha256, so the same
+command always names the same run. Remaining work = spec units without a terminal event in
+the log. One item's events (item_registered + one terminal event per engine) go to the log
+in one append, so an interrupt loses at most the item in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.extraction.anchors import ANCHOR_RULE_VERSION
+from collectors.extraction.corpus import Corpus, CorpusError, CorpusItem, PageInput
+from collectors.extraction.engines import Engine, get_engine
+from collectors.extraction.run_state import (
+    RunSummary,
+    item_registered,
+    read_run_state,
+    truncate_message,
+)
+from warehouse.canonical import canonical_sha256
+from warehouse.events import (
+    Envelope,
+    ExtractionCompleted,
+    ExtractionFailed,
+    Payload,
+    Producer,
+    RunFinished,
+    RunStarted,
+    SystemRef,
+    make_event,
+)
+from warehouse.ids import run_id_for
+from warehouse.log import EventLog
+from warehouse.provenance import producer_for
+
+RENDER_PATH = "raw_html"  # engines get the stored HTML as is; nothing is fetched or rendered
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ExtractionPlan:
+    corpus: Corpus
+    items: tuple[CorpusItem, ...]
+    engines: tuple[Engine, ...]
+    systems: tuple[SystemRef, ...]
+    spec: dict[str, Any]
+    spec_sha256: str
+    run_id: str
+
+    @property
+    def units(self) -> list[tuple[str, str]]:
+        return [(item.item_id, engine.name) for item in self.items for engine in self.engines]
+
+
+def plan_extraction(
+    corpus: Corpus, engine_names: Iterable[str], limit: int | None = None
+) -> ExtractionPlan:
+    names = sorted(set(engine_names))  # order must not change the run id
+    if not names:
+        raise ValueError("no extraction engines selected")
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be a positive number of items, got {limit}")
+    engines = tuple(get_engine(name) for name in names)
+    systems = tuple(engine.system_ref() for engine in engines)
+    items = corpus.items[:limit] if limit is not None else corpus.items
+    spec = {
+        "benchmark": "extraction",
+        "source": "engine",
+        "dataset_sha256": corpus.dataset.sha256,
+        "item_ids": [item.item_id for item in items],
+        "systems": [system.model_dump(mode="json") for system in systems],
+        "render_path": RENDER_PATH,
+        "anchor_rule_version": ANCHOR_RULE_VERSION,
+    }
+    spec_sha256 = canonical_sha256(spec)
+    return ExtractionPlan(
+        corpus=corpus,
+        items=items,
+        engines=engines,
+        systems=systems,
+        spec=spec,
+        spec_sha256=spec_sha256,
+        run_id=run_id_for(spec_sha256),
+    )
+
+
+class _EventFactory:
+    def __init__(self, run_id: str, producer: Producer):
+        self.run_id = run_id
+        self.producer = producer
+
+    def __call__(self, payload: Payload) -> Envelope:
+        return make_event(payload, run_id=self.run_id, producer=self.producer)
+
+
+def _extract_once(
+    engine: Engine, system: SystemRef, item: CorpusItem, page: PageInput, attempt: int
+) -> tuple[Payload, bool]:
+    """One terminal payload for (item, engine) and whether it failed. Never raises on an
+    engine error: that is the fact to record. KeyboardInterrupt & co. still propagate."""
+    started = time.perf_counter_ns()
+    try:
+        text = engine.extract(page.html, item.url)
+    except Exception as exc:
+        latency_ms = (time.perf_counter_ns() - started) / 1e6
+        return ExtractionFailed(
+            item_id=item.item_id,
+            system=system.name,
+            system_version=system.version,
+            settings=system.settings,
+            attempt=attempt,
+            error_class=type(exc).__name__,
+            error_message=truncate_message(str(exc) or repr(exc)),
+            latency_ms=latency_ms,
+        ), True
+    latency_ms = (time.perf_counter_ns() - started) / 1e6
+    return ExtractionCompleted(
+        item_id=item.item_id,
+        system=system.name,
+        system_version=system.version,
+        settings=system.settings,
+        attempt=attempt,
+        source="engine",
+        render_path=RENDER_PATH,
+        input_sha256=page.sha256,
+        output_text=text,
+        output_bytes=len(text.encode("utf-8")) if text is not None else 0,
+        latency_ms=latency_ms,
+    ), False
+
+
+def _read_verified(item: CorpusItem) -> PageInput:
+    page = item.read_html()
+    if page.sha256 != item.html_sha256:
+        raise CorpusError(
+            f"{item.html_path}: changed since the corpus was loaded "
+            f"(sha256 {page.sha256}, was {item.html_sha256})"
+        )
+    return page
+
+
+def run_extraction(
+    log: EventLog,
+    corpus: Corpus,
+    engine_names: Iterable[str],
+    *,
+    limit: int | None = None,
+    retry_failed: bool = False,
+    argv: Sequence[str] = (),
+    on_progress: ProgressCallback | None = None,
+) -> RunSummary:
+    clock = time.monotonic()
+    plan = plan_extraction(corpus, engine_names, limit)
+    state = read_run_state(log, plan.run_id)
+
+    # item id -> [(engine, system, attempt)] still to do
+    work: dict[str, list[tuple[Engine, SystemRef, int]]] = {}
+    skipped = 0
+    for item in plan.items:
+        for engine, system in zip(plan.engines, plan.systems, strict=True):
+            previous = state.latest.get((item.item_id, engine.name))
+            if previous is None:
+                work.setdefault(item.item_id, []).append((engine, system, 1))
+            elif previous.failed and retry_failed:
+                work.setdefault(item.item_id, []).append((engine, system, previous.attempt + 1))
+            else:
+                skipped += 1
+
+    def summary(completed: int = 0, failed: int = 0, already: bool = False) -> RunSummary:
+        return RunSummary(
+            run_id=plan.run_id,
+            spec_sha256=plan.spec_sha256,
+            planned=len(plan.units),
+            skipped_existing=skipped,
+            completed=completed,
+            failed=failed,
+            already_finished=already,
+            duration_s=round(time.monotonic() - clock, 3),
+        )
+
+    if not work and state.is_finished:
+        return summary(already=True)
+
+    # Preflight: a missing library fails now, before anything is written.
+    for engine in {engine for units in work.values() for engine, _, _ in units}:
+        engine.load()
+
+    event = _EventFactory(plan.run_id, producer_for(plan.spec))
+    total = sum(len(units) for units in work.values())
+    done = completed = failed = 0
+    if on_progress:
+        on_progress(done, total)
+    with log.writer() as writer:
+        writer.append(
+            [
+                event(
+                    RunStarted(
+                        benchmark="extraction",
+                        source="engine",
+                        spec=plan.spec,
+                        spec_sha256=plan.spec_sha256,
+                        dataset=corpus.dataset,
+                        systems=list(plan.systems),
+                        argv=list(argv),
+                    )
+                )
+            ]
+        )
+        for item in plan.items:
+            units = work.get(item.item_id)
+            if not units:
+                continue
+            page = _read_verified(item)
+            events = [event(item_registered(item, corpus.dataset.sha256))]
+            for engine, system, attempt in units:
+                payload, is_failure = _extract_once(engine, system, item, page, attempt)
+                state.record(item.item_id, engine.name, attempt, is_failure)
+                events.append(event(payload))
+                failed += is_failure
+                completed += not is_failure
+            writer.append(events)
+            done += len(units)
+            if on_progress:
+                on_progress(done, total)
+        run_completed, run_failed = state.counts(plan.units)
+        writer.append(
+            [
+                event(
+                    RunFinished(
+                        terminal_events=state.terminal_events,
+                        completed=run_completed,
+                        failed=run_failed,
+                        duration_s=round(time.monotonic() - clock, 3),
+                    )
+                )
+            ]
+        )
+    return summary(completed, failed)
