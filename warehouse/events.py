@@ -145,9 +145,81 @@ class ExtractionFailed(Payload):
     latency_ms: float | None = Field(default=None, ge=0)
 
 
+# --- provider calls (search / research / extract / LLM) --------------------------------------
+
+
+class CallTimings(Frozen):
+    """Three clocks per call: waiting for the client-side limiter, the provider round trip of
+    the last HTTP attempt (inside the limiter, body read included: the published latency), and
+    the whole call including retries and backoff."""
+
+    queue_wait_ms: float = Field(ge=0)
+    round_trip_ms: float | None = Field(default=None, ge=0)
+    whole_call_ms: float = Field(ge=0)
+
+
+class RecordedRequest(Frozen):
+    """The request actually sent, with every secret replaced by a redaction marker."""
+
+    method: str
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: Any = None
+
+
+class ProviderCallCompleted(Payload):
+    """A request that landed and got an HTTP response (any status), stored raw."""
+
+    event_type: ClassVar[str] = "provider_call_completed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "stage", "attempt")
+
+    lane: str
+    provider: str
+    stage: str  # search | research | extract | synthesize | grade | relevance | preflight
+    item_id: str
+    attempt: int = Field(ge=1)
+    request: RecordedRequest
+    status_code: int
+    response_headers: dict[str, str] = Field(default_factory=dict)
+    raw_body: str
+    vendor_request_id: str | None = None
+    timings: CallTimings
+    http_attempts: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
+    rate_per_s: float | None = None
+
+
+class ProviderCallFailed(Payload):
+    """A call that never produced a usable response after bounded retries (terminal)."""
+
+    event_type: ClassVar[str] = "provider_call_failed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "stage", "attempt")
+
+    lane: str
+    provider: str
+    stage: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    request: RecordedRequest
+    error_class: str  # timeout | connection | http_status | malformed_body | auth | ...
+    error_message: str
+    status_code: int | None = None
+    landed: bool  # the provider answered (e.g. 400/422): a non-answer, not a failure to reach it
+    raw_body: str | None = None
+    timings: CallTimings
+    http_attempts: int = Field(ge=0)
+    concurrency: int = Field(ge=1)
+    rate_per_s: float | None = None
+
+
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
-    for model in (RunStarted, RunFinished, ItemRegistered, ExtractionCompleted, ExtractionFailed)
+    for model in (
+        RunStarted, RunFinished, ItemRegistered, ExtractionCompleted, ExtractionFailed,
+        ProviderCallCompleted, ProviderCallFailed,
+    )
 }
 
 # The outcome of one unit of work; resume skips units that have one.
