@@ -18,7 +18,7 @@ from bench import pipeline
 from bench.corpora import CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
-from bench.settings import APP_ENTRYPOINT, load_scoring_vars, parse_weights, save_scoring_vars
+from bench.settings import APP_ENTRYPOINT, REPO_ROOT, load_scoring_vars, parse_weights, save_scoring_vars
 from warehouse.paths import BenchPaths
 from warehouse.verify import verify_log
 
@@ -293,7 +293,8 @@ def app_cmd(
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
     try:
-        raise typer.Exit(subprocess.call(command, env=env))
+        # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
+        raise typer.Exit(subprocess.call(command, env=env, cwd=REPO_ROOT))
     except KeyboardInterrupt:
         raise typer.Exit(0) from None
 

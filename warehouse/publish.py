@@ -26,7 +26,8 @@ def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any
         # Connect to the warehouse (not ATTACH it): an instance dbt left open in this process
         # would make ATTACH fail with a file-handle conflict.
         with duckdb.connect(str(warehouse_db)) as con:
-            con.execute("attach ? as serve", [str(tmp)])
+            quoted = str(tmp).replace("'", "''")  # ATTACH takes no parameters
+            con.execute(f"attach '{quoted}' as serve")
             for schema in PUBLISHED_SCHEMAS:
                 con.execute(f"create schema serve.{schema}")
                 tables = con.execute(

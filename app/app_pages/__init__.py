@@ -1,0 +1,1 @@
+"""Pages of the Streamlit app, registered by `app/streamlit_app.py` through `st.navigation`."""

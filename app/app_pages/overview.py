@@ -1,0 +1,51 @@
+"""Home: what the serving snapshot holds, and where to go from here."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import data, ui
+
+st.title("Bench warehouse")
+st.caption(
+    "Every score below is derived by dbt from immutable events; drill from any leaderboard row "
+    "down to the raw provider response it came from."
+)
+
+status = ui.require_snapshot()
+st.text(f"Serving snapshot: {status.path}")
+if status.published_at:
+    st.text(f"Published at: {status.published_at}")
+
+counts = data.overview_counts()
+columns = st.columns(5)
+columns[0].metric("Runs", counts["runs"])
+columns[1].metric("Datasets", counts["datasets"])
+columns[2].metric("Systems", counts["systems"])
+columns[3].metric("Scored pages", counts["pages"])
+columns[4].metric("Not completed", counts["pages_not_completed"])
+
+st.subheader("Where to go")
+st.page_link("app_pages/extraction_leaderboard.py", label="Extraction leaderboard")
+st.page_link("app_pages/runs.py", label="Runs: spec, provenance and failures")
+st.page_link("app_pages/item_lineage.py", label="Item lineage: score → events → raw output")
+
+st.subheader("Runs")
+runs = data.list_runs()
+st.dataframe(
+    runs,
+    hide_index=True,
+    column_config={
+        "run_id": "Run",
+        "benchmark": "Benchmark",
+        "run_source": "Source",
+        "dataset_name": "Dataset",
+        "dataset_sha256": None,
+        "status": "Status",
+        "started_at": "Started",
+        "finished_at": "Finished",
+        "n_items_registered": "Items",
+        "n_completed": "Completed",
+        "n_failed": "Failed",
+    },
+)

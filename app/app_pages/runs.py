@@ -1,0 +1,142 @@
+"""Runs: the frozen spec, provenance, counts, and every item that did not complete."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from app import data, ui
+
+st.title("Runs")
+ui.require_snapshot()
+
+runs = data.list_runs()
+if runs.empty:
+    ui.stop_with("The snapshot has no runs yet. Run `bench demo`, then reload this page.")
+
+run_labels = {
+    row.run_id: f"{row.run_id} · {row.dataset_name} · {row.status}" for row in runs.itertuples()
+}
+run_ids = list(run_labels)
+wanted = st.query_params.get("run")
+run_id = st.selectbox(
+    "Run",
+    run_ids,
+    index=run_ids.index(wanted) if wanted in run_labels else 0,
+    format_func=lambda r: run_labels.get(r, r),
+    key="runs_run",
+)
+st.query_params["run"] = run_id
+
+run = data.run_detail(run_id)
+if run is None:
+    ui.stop_with("That run is no longer in the snapshot; pick another.")
+
+counts = data.run_system_counts(run_id)
+cols = st.columns(5)
+cols[0].metric("Items registered", run["n_items_registered"])
+cols[1].metric("Completed", run["n_completed"])
+cols[2].metric("Failed", run["n_failed"])
+cols[3].metric("Systems", len(counts))
+cols[4].metric("Status", ui.md_escape(run["status"]))  # metric values render Markdown
+
+st.subheader("Per system")
+st.dataframe(
+    counts,
+    hide_index=True,
+    column_config={
+        "system": "System",
+        "system_version": "Version",
+        "n_items": "Items",
+        "n_completed": "Completed",
+        "n_failed": "Failed",
+        "n_missing": "Missing",
+    },
+)
+
+st.subheader("Failures")
+failures = data.run_failures(run_id)
+if failures.empty:
+    st.success("Every item of this run completed for every system.")
+else:
+    st.dataframe(
+        data.run_error_classes(run_id),
+        hide_index=True,
+        column_config={
+            "system": "System",
+            "outcome": "Outcome",
+            "error_class": "Error class",
+            "n_items": "Items",
+        },
+    )
+    failures = failures.assign(
+        lineage=[
+            "item_lineage?" + urlencode({"run": run_id, "system": system, "item": item})
+            for system, item in zip(failures["system"], failures["item_id"], strict=True)
+        ]
+    )
+    st.dataframe(
+        failures,
+        hide_index=True,
+        column_order=[
+            "system",
+            "item_id",
+            "lineage",
+            "outcome",
+            "error_class",
+            "error_message",
+            "attempt",
+            "latency_ms",
+            "url",
+        ],
+        column_config={
+            "system": "System",
+            "item_id": "Item",
+            "outcome": "Outcome",
+            "error_class": "Error class",
+            "error_message": st.column_config.TextColumn("Error message", width="large"),
+            "attempt": "Attempt",
+            "latency_ms": st.column_config.NumberColumn("Latency (ms)", format="%.0f"),
+            "url": "URL",
+            "lineage": st.column_config.LinkColumn("Lineage", display_text="open"),
+        },
+    )
+    st.caption("Failures are terminal events and score 0; they are never dropped.")
+
+st.subheader("Provenance")
+provenance = pd.DataFrame(
+    [
+        ("run_id", run_id),
+        ("benchmark", run.get("benchmark")),
+        ("run_source", run.get("run_source")),
+        ("package_version", run.get("package_version")),
+        ("git_sha", run.get("git_sha")),
+        ("config_sha256", run.get("config_sha256")),
+        ("spec_sha256", run.get("spec_sha256")),
+        ("seed", run.get("seed")),
+        ("dataset_name", run.get("dataset_name")),
+        ("dataset_uri", run.get("dataset_uri")),
+        ("dataset_sha256", run.get("dataset_sha256")),
+        ("dataset_item_count", run.get("dataset_item_count")),
+        ("started_at", run.get("started_at")),
+        ("finished_at", run.get("finished_at")),
+        ("run_started_event_id", run.get("run_started_event_id")),
+    ],
+    columns=["Field", "Value"],
+)
+provenance["Value"] = ["–" if v is None else str(v) for v in provenance["Value"]]
+st.dataframe(provenance, hide_index=True, height="content")
+if run.get("argv"):
+    st.markdown("**Command line**")
+    argv = run["argv"]
+    st.code(" ".join(map(str, argv)) if isinstance(argv, list) else str(argv), language=None)
+
+spec_col, systems_col = st.columns(2)
+with spec_col:
+    st.markdown("**Spec** (frozen; the run id is derived from it)")
+    st.json(run.get("spec") or {}, expanded=2)
+with systems_col:
+    st.markdown("**Systems as configured**")
+    st.json(run.get("systems") or [], expanded=2)

@@ -1,0 +1,24 @@
+"""Entry point: `streamlit run app/streamlit_app.py` from the repo root, with BENCH_HOME set.
+
+Pages live in `app/app_pages/`, registered here through `st.navigation` (not the legacy
+`pages/` folder). Each page reads the serving snapshot through `app.data` only.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+st.set_page_config(page_title="Bench warehouse", layout="wide")
+
+PAGES = [
+    st.Page("app_pages/overview.py", title="Overview", url_path="overview", default=True),
+    st.Page(
+        "app_pages/extraction_leaderboard.py",
+        title="Extraction leaderboard",
+        url_path="extraction_leaderboard",
+    ),
+    st.Page("app_pages/runs.py", title="Runs", url_path="runs"),
+    st.Page("app_pages/item_lineage.py", title="Item lineage", url_path="item_lineage"),
+]
+
+st.navigation(PAGES).run()

@@ -1,0 +1,171 @@
+"""The real app in Debian chromium (Playwright, no browser download), on loopback only.
+
+Starts `streamlit run app/streamlit_app.py` from the repo root with BENCH_HOME pointing at the
+test snapshot, checks the leaderboard renders, then deep-links the lineage page to the item whose
+provider output carries `<script>`/`<img onerror>` and proves it stays inert text.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+from app_harness import APP_SCRIPT, REPO_ROOT, ServeSnapshot
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-proxy-server",
+]
+STARTUP_TIMEOUT_S = 60
+RENDER_TIMEOUT_MS = 30_000
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.allow_hosts(["127.0.0.1"]),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
+    ),
+]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(base_url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"streamlit exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            with opener.open(f"{base_url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"streamlit not healthy after {STARTUP_TIMEOUT_S} s:\n{log.read_text()}")
+
+
+@pytest.fixture
+def app_url(serve_snapshot: ServeSnapshot, tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    log = tmp_path / "streamlit.log"
+    env = {**os.environ, "BENCH_HOME": str(serve_snapshot.home), "NO_PROXY": "127.0.0.1"}
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT.relative_to(REPO_ROOT)),
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base_url, server, log)
+        yield base_url
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_leaderboard_and_lineage_render_provider_html_inert(
+    app_url: str, serve_snapshot: ServeSnapshot, tmp_path: Path
+) -> None:
+    expect = sync_api.expect
+    offsite: list[str] = []
+    dialogs: list[str] = []
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1600, "height": 1800})
+
+            def only_loopback(route: sync_api.Route) -> None:
+                if urlsplit(route.request.url).hostname == "127.0.0.1":
+                    route.continue_()
+                else:
+                    offsite.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", only_loopback)
+            page = context.new_page()
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+            page.goto(f"{app_url}/extraction_leaderboard")
+            expect(page.get_by_role("heading", name="Extraction leaderboard")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible()
+            leaderboard_png = tmp_path / "leaderboard.png"
+            page.screenshot(path=str(leaderboard_png))
+            print(f"leaderboard screenshot: {leaderboard_png}")
+
+            fixture = serve_snapshot.require_fixture()
+            page.goto(f"{app_url}/item_lineage?{urlencode(fixture.malicious)}")
+            expect(page.get_by_role("heading", name="Item lineage")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            planted = page.locator('[data-testid="stCode"]').filter(
+                has_text="<script>document.title"
+            )
+            expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+            expect(planted).to_have_count(2)  # raw output and ground truth, both as text
+            expect(
+                page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
+            ).to_be_visible()
+            page.wait_for_timeout(500)  # give any injected handler a chance to fire
+
+            assert page.title() not in ("pwned", "pwned2")
+            assert "pwned" not in page.title()
+            assert page.locator('img[src="x"]').count() == 0
+            assert page.evaluate(
+                "() => [...document.scripts].every(s => !s.textContent.includes('pwned'))"
+            )
+            assert not dialogs, dialogs
+            assert not offsite, f"the app tried to reach beyond loopback: {offsite}"
+
+            lineage_png = tmp_path / "lineage.png"
+            page.screenshot(path=str(lineage_png))
+            print(f"lineage screenshot: {lineage_png}")
+            artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
+            if artifacts:
+                Path(artifacts).mkdir(parents=True, exist_ok=True)
+                for png in (leaderboard_png, lineage_png):
+                    shutil.copy(png, Path(artifacts) / png.name)
+        finally:
+            browser.close()
