@@ -25,6 +25,7 @@ def dbt_env(paths: BenchPaths, warehouse_db: Path | None = None) -> dict[str, st
         DBT_LOG_PATH=str(paths.dbt_dir / "logs"),
         DBT_PROFILES_DIR=str(DBT_PROJECT_DIR),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+        DBT_USE_COLORS="false",  # errors are re-printed by bench; escape codes would garble them
     )
     return env
 

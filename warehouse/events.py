@@ -214,11 +214,118 @@ class ProviderCallFailed(Payload):
     rate_per_s: float | None = None
 
 
+# --- question answering (SimpleQA lanes, user question sets, series) -------------------------
+
+
+class QuestionRegistered(Payload):
+    """One question as the run saw it: upstream row identity kept, gold answer and URLs raw."""
+
+    event_type: ClassVar[str] = "question_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id",)
+
+    item_id: str
+    dataset_sha256: str
+    row_position: int  # 0-based row in the upstream file
+    sample_order: int  # position in the evaluation order (the seeded sample)
+    problem: str
+    gold_answer: str
+    gold_urls_raw: list[str] = Field(default_factory=list)  # as in the file, before URL parsing
+    topic: str | None = None
+    answer_type: str | None = None
+
+
+class Chunk(Frozen):
+    rank: int = Field(ge=1)
+    url: str
+    title: str
+    text: str
+
+
+class ChunksNormalized(Payload):
+    event_type: ClassVar[str] = "chunks_normalized"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "normalizer_version")
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    normalizer_version: str
+    source_event_id: str  # the provider_call_completed it was derived from
+    chunks: list[Chunk]
+
+
+class LlmCallRecord(Frozen):
+    """Everything needed to reproduce or audit one LLM call."""
+
+    provider: str  # anthropic | openai | openai-compatible | offline
+    model: str
+    base_url: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    prompt_id: str
+    prompt_sha256: str
+    raw_completion: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    vendor_request_id: str | None = None
+    latency_ms: float | None = Field(default=None, ge=0)
+
+
+class AnswerSynthesized(Payload):
+    event_type: ClassVar[str] = "answer_synthesized"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    outcome: Literal["answered", "zero_results", "refused", "rejected", "failed"]
+    answer: str | None
+    chunk_ranks_used: list[int] = Field(default_factory=list)
+    source_event_ids: list[str] = Field(default_factory=list)
+    llm: LlmCallRecord | None = None
+
+
+class AnswerGraded(Payload):
+    event_type: ClassVar[str] = "answer_graded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "grader_id")
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    grader_id: str  # e.g. "simpleqa-official@<template sha>:<model>" or "offline-normalized-match@1"
+    official: bool  # the upstream template; False = a project-written grader, labelled as such
+    grade: Literal["A", "B", "C"]
+    label: Literal["correct", "incorrect", "not_attempted"]
+    parse_ok: bool
+    source_event_id: str  # the answer_synthesized graded
+    llm: LlmCallRecord | None = None
+
+
+class RelevanceGraded(Payload):
+    event_type: ClassVar[str] = "relevance_graded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "rank", "judge_id")
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    rank: int = Field(ge=1)
+    judge_id: str
+    grade: int = Field(ge=0, le=3)
+    parse_ok: bool
+    source_event_id: str  # the chunks_normalized event
+    llm: LlmCallRecord | None = None
+
+
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
     for model in (
         RunStarted, RunFinished, ItemRegistered, ExtractionCompleted, ExtractionFailed,
         ProviderCallCompleted, ProviderCallFailed,
+        QuestionRegistered, ChunksNormalized, AnswerSynthesized, AnswerGraded, RelevanceGraded,
     )
 }
 
