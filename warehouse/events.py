@@ -63,7 +63,7 @@ class RunStarted(Payload):
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ()
 
-    benchmark: Literal["extraction", "simpleqa", "draco", "vertical"]
+    benchmark: Literal["extraction", "simpleqa", "qa", "draco", "vertical"]
     source: Literal["engine", "import"] = "engine"
     spec: dict[str, Any]
     spec_sha256: str
@@ -71,6 +71,10 @@ class RunStarted(Payload):
     systems: list[SystemRef]
     seed: int | None = None
     argv: list[str] = Field(default_factory=list)
+    # Repeat-run series: same questions, identical lane config; additive optional fields, so
+    # version-1 events without them stay valid.
+    series: str | None = None
+    run_index: int | None = Field(default=None, ge=1)
 
 
 class RunFinished(Payload):
