@@ -18,7 +18,13 @@ from bench import pipeline
 from bench.corpora import CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
-from bench.settings import APP_ENTRYPOINT, REPO_ROOT, load_scoring_vars, parse_weights, save_scoring_vars
+from bench.settings import (
+    APP_ENTRYPOINT,
+    REPO_ROOT,
+    load_scoring_vars,
+    parse_weights,
+    save_scoring_vars,
+)
 from warehouse.paths import BenchPaths
 from warehouse.verify import verify_log
 
@@ -28,7 +34,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-run_app = typer.Typer(help="Run a benchmark: collect raw outputs as events, then load, score and publish.")
+run_app = typer.Typer(
+    help="Run a benchmark: collect raw outputs as events, then load, score and publish."
+)
 import_app = typer.Typer(help="Import third-party outputs as events, scored by the same models.")
 app.add_typer(run_app, name="run")
 app.add_typer(import_app, name="import")
@@ -37,7 +45,10 @@ console = Console(stderr=True)
 out = Console()
 
 HomeOption = Annotated[
-    Path | None, typer.Option("--home", help="Data root (default: $BENCH_HOME or ./.bench).", show_default=False)
+    Path | None,
+    typer.Option(
+        "--home", help="Data root (default: $BENCH_HOME or ./.bench).", show_default=False
+    ),
 ]
 
 
@@ -51,8 +62,12 @@ def _paths(home: Path | None) -> BenchPaths:
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
     )
 
 
@@ -71,9 +86,15 @@ def _refresh(paths: BenchPaths) -> None:
 @run_app.command("extraction")
 def run_extraction_cmd(
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
-    engines: Annotated[str | None, typer.Option(help="Comma-separated engine names (default: all).")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items (whole pipeline, small).")] = None,
-    retry_failed: Annotated[bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")] = False,
+    engines: Annotated[
+        str | None, typer.Option(help="Comma-separated engine names (default: all).")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N items (whole pipeline, small).")
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")
+    ] = False,
     score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
     home: HomeOption = None,
 ) -> None:
@@ -91,8 +112,13 @@ def run_extraction_cmd(
             progress.update(task, completed=done, total=total)
 
         summary = run_extraction(
-            pipeline.event_log(paths), corpus_obj, names,
-            limit=limit, retry_failed=retry_failed, argv=sys.argv[1:], on_progress=on_progress,
+            pipeline.event_log(paths),
+            corpus_obj,
+            names,
+            limit=limit,
+            retry_failed=retry_failed,
+            argv=sys.argv[1:],
+            on_progress=on_progress,
         )
     _print_run_summary(summary)
     if score:
@@ -105,7 +131,9 @@ def _engine_names(spec: str | None, registry: dict) -> list[str]:
     names = [n.strip() for n in spec.split(",") if n.strip()]
     unknown = [n for n in names if n not in registry]
     if unknown:
-        raise UserError(f"--engines: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}")
+        raise UserError(
+            f"--engines: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
+        )
     return names
 
 
@@ -114,8 +142,11 @@ def _print_run_summary(summary) -> None:
     for column in ("planned", "already done", "completed", "failed", "seconds"):
         table.add_column(column, justify="right")
     table.add_row(
-        str(summary.planned), str(summary.skipped_existing), str(summary.completed),
-        str(summary.failed), f"{summary.duration_s:.1f}",
+        str(summary.planned),
+        str(summary.skipped_existing),
+        str(summary.completed),
+        str(summary.failed),
+        f"{summary.duration_s:.1f}",
     )
     console.print(table)
     if summary.already_finished:
@@ -127,7 +158,9 @@ def _print_run_summary(summary) -> None:
 
 @import_app.command("extraction-predictions")
 def import_predictions_cmd(
-    file: Annotated[Path, typer.Argument(help="Predictions JSON: {id: {articleBody}} or {version, output}.")],
+    file: Annotated[
+        Path, typer.Argument(help="Predictions JSON: {id: {articleBody}} or {version, output}.")
+    ],
     system: Annotated[str, typer.Option(help="Name of the system that produced the predictions.")],
     version: Annotated[
         str | None, typer.Option(help="Version of that system (default: the file's own `version`).")
@@ -140,7 +173,9 @@ def import_predictions_cmd(
     from collectors.extraction.predictions import import_predictions
 
     paths = _paths(home)
-    summary = import_predictions(pipeline.event_log(paths), file, system, version, resolve_corpus(corpus, paths))
+    summary = import_predictions(
+        pipeline.event_log(paths), file, system, version, resolve_corpus(corpus, paths)
+    )
     _print_run_summary(summary)
     if score:
         _refresh(paths)
@@ -151,7 +186,9 @@ def import_predictions_cmd(
 
 @app.command()
 def ingest(
-    full: Annotated[bool, typer.Option(help="Re-read every log line (loads nothing already loaded).")] = False,
+    full: Annotated[
+        bool, typer.Option(help="Re-read every log line (loads nothing already loaded).")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Load new log lines into the warehouse's raw tables (dlt, insert-only on event_id)."""
@@ -161,11 +198,23 @@ def ingest(
     table = Table(title="ingest")
     for column in ("segments read", "lines read", "loaded", "upcast", "quarantined"):
         table.add_column(column, justify="right")
-    table.add_row(*(str(v) for v in (result.segments_read, result.lines_read, result.loaded_events,
-                                     result.upcasted, result.quarantined)))
+    table.add_row(
+        *(
+            str(v)
+            for v in (
+                result.segments_read,
+                result.lines_read,
+                result.loaded_events,
+                result.upcasted,
+                result.quarantined,
+            )
+        )
+    )
     console.print(table)
     for sample in result.quarantine_samples[:10]:
-        console.print(f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}")
+        console.print(
+            f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"
+        )
 
 
 @app.command()
@@ -196,15 +245,21 @@ def rebuild(home: HomeOption = None) -> None:
     table.add_column("rows", justify="right")
     table.add_column("same as before")
     for mart, (same, before, after) in report.compared.items():
-        table.add_row(mart, str(after[0]), "yes" if same else ("new" if before is None else "[red]no[/red]"))
+        table.add_row(
+            mart, str(after[0]), "yes" if same else ("new" if before is None else "[red]no[/red]")
+        )
     console.print(table)
     console.print(f"loaded {report.ingest.loaded_events} events; published {paths.serve_db}")
 
 
 @app.command()
 def rescore(
-    weights: Annotated[str | None, typer.Option(help="Composite weights, e.g. completeness=0.5,success=0.2")] = None,
-    threshold: Annotated[float | None, typer.Option(min=0, max=1, help="Useful-success completeness threshold.")] = None,
+    weights: Annotated[
+        str | None, typer.Option(help="Composite weights, e.g. completeness=0.5,success=0.2")
+    ] = None,
+    threshold: Annotated[
+        float | None, typer.Option(min=0, max=1, help="Useful-success completeness threshold.")
+    ] = None,
     reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -220,7 +275,9 @@ def rescore(
         pipeline.build(paths, extra_vars=scoring)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
         pipeline.publish(paths)
-    console.print(f"rescored with {scoring or 'the default scoring vars'}; published {paths.serve_db}")
+    console.print(
+        f"rescored with {scoring or 'the default scoring vars'}; published {paths.serve_db}"
+    )
 
 
 # --- inspect ---------------------------------------------------------------------------------
@@ -258,7 +315,9 @@ def status(home: HomeOption = None) -> None:
 def export(
     mart: Annotated[str | None, typer.Argument(help="Published mart to export.")] = None,
     fmt: Annotated[str, typer.Option("--format", help=f"One of {', '.join(FORMATS)}.")] = "csv",
-    out_file: Annotated[Path | None, typer.Option("--out", help="Output file (default: stdout).")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Output file (default: stdout).")
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the published marts.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -287,9 +346,19 @@ def app_cmd(
     paths = _paths(home)
     env = {**os.environ, "BENCH_HOME": str(paths.home)}
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_ENTRYPOINT),
-        "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP_ENTRYPOINT),
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
     try:
@@ -314,13 +383,18 @@ def demo(
     with _progress() as progress:
         task = progress.add_task("extraction on the demo corpus", total=None)
         summary = run_extraction(
-            pipeline.event_log(paths), corpus_obj, sorted(ENGINES), argv=sys.argv[1:],
+            pipeline.event_log(paths),
+            corpus_obj,
+            sorted(ENGINES),
+            argv=sys.argv[1:],
             on_progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     _print_run_summary(summary)
     _refresh(paths)
-    out.print(f"ran {len(ENGINES)} engines on {corpus_obj.dataset.item_count} demo pages "
-              f"(corpus: {corpus_obj.dataset.uri}); data root {paths.home}")
+    out.print(
+        f"ran {len(ENGINES)} engines on {corpus_obj.dataset.item_count} demo pages "
+        f"(corpus: {corpus_obj.dataset.uri}); data root {paths.home}"
+    )
     if serve:
         app_cmd(port=port, home=paths.home)
 
@@ -330,7 +404,14 @@ def main() -> None:
 
     try:
         app()
-    except (UserError, ExportError, ValueError, FileNotFoundError, DbtError, EngineUnavailable) as exc:
+    except (
+        UserError,
+        ExportError,
+        ValueError,
+        FileNotFoundError,
+        DbtError,
+        EngineUnavailable,
+    ) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(2)
 

@@ -23,8 +23,12 @@ def resolve_corpus(spec: str, paths: BenchPaths):
     if spec == "demo":
         return ensure_demo_corpus(paths.corpora_dir / "demo")
     if spec == ARTICLE_BENCHMARK:
-        return load_article_benchmark(shared_data_dir() / ARTICLE_BENCHMARK, cache_dir=paths.cache_dir)
+        return load_article_benchmark(
+            shared_data_dir() / ARTICLE_BENCHMARK, cache_dir=paths.cache_dir
+        )
     path = Path(spec).expanduser()
     if not path.is_dir():
-        raise FileNotFoundError(f"--corpus {spec!r}: not 'demo', '{ARTICLE_BENCHMARK}' or a directory")
+        raise FileNotFoundError(
+            f"--corpus {spec!r}: not 'demo', '{ARTICLE_BENCHMARK}' or a directory"
+        )
     return load_corpus(path)

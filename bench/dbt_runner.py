@@ -51,5 +51,7 @@ def run_dbt(
     proc = subprocess.run(args, env=dbt_env(paths, warehouse_db), capture_output=True, text=True)
     output = proc.stdout + proc.stderr
     if proc.returncode != 0:
-        raise DbtError(f"dbt {' '.join(command)} failed (exit {proc.returncode}):\n{output.strip()}")
+        raise DbtError(
+            f"dbt {' '.join(command)} failed (exit {proc.returncode}):\n{output.strip()}"
+        )
     return output

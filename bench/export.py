@@ -54,4 +54,6 @@ def _encode(table, fmt: str) -> bytes:
     frame = table.to_pandas()
     if fmt == "csv":
         return frame.to_csv(index=False).encode("utf-8")
-    return frame.to_json(orient="records", lines=True, force_ascii=False, date_format="iso").encode("utf-8")
+    return frame.to_json(orient="records", lines=True, force_ascii=False, date_format="iso").encode(
+        "utf-8"
+    )

@@ -25,7 +25,9 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
     return ingest_log(event_log(paths), paths.warehouse_db, paths.dlt_dir, full=full)
 
 
-def build(paths: BenchPaths, *, warehouse_db: Path | None = None, extra_vars: dict[str, Any] | None = None) -> None:
+def build(
+    paths: BenchPaths, *, warehouse_db: Path | None = None, extra_vars: dict[str, Any] | None = None
+) -> None:
     dbt_vars = {**load_scoring_vars(paths), **(extra_vars or {})}
     run_dbt(paths, ["build"], dbt_vars=dbt_vars or None, warehouse_db=warehouse_db)
 
@@ -66,7 +68,8 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
     before = table_checksums(paths.warehouse_db) if paths.warehouse_db.exists() else {}
     after = table_checksums(fresh_db)
     compared = {
-        table: (before.get(table) == sums, before.get(table), sums) for table, sums in sorted(after.items())
+        table: (before.get(table) == sums, before.get(table), sums)
+        for table, sums in sorted(after.items())
     }
     fresh_db.replace(paths.warehouse_db)
     shutil.rmtree(paths.dlt_dir, ignore_errors=True)

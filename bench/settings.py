@@ -45,7 +45,9 @@ def parse_weights(spec: str) -> dict[str, float]:
         name, sep, value = part.partition("=")
         name = name.strip()
         if not sep or name not in WEIGHT_KEYS:
-            raise ValueError(f"--weights: {part!r}: expected NAME=NUMBER with NAME in {', '.join(WEIGHT_KEYS)}")
+            raise ValueError(
+                f"--weights: {part!r}: expected NAME=NUMBER with NAME in {', '.join(WEIGHT_KEYS)}"
+            )
         try:
             weights[name] = float(value)
         except ValueError:

@@ -14,11 +14,20 @@ def status_rows(paths: BenchPaths) -> list[tuple[str, str]]:
     log = EventLog(paths.log_dir)
     segments = log.segments()
     seals = log.manifest()
-    lines = sum(seal["lines"] for name, seal in seals.items() if any(s.name == name for s in segments))
+    lines = sum(
+        seal["lines"] for name, seal in seals.items() if any(s.name == name for s in segments)
+    )
     unsealed = [s.name for s in segments if s.name not in seals]
-    torn = list((paths.log_dir / TORN_DIR).glob("*.partial")) if (paths.log_dir / TORN_DIR).exists() else []
+    torn = (
+        list((paths.log_dir / TORN_DIR).glob("*.partial"))
+        if (paths.log_dir / TORN_DIR).exists()
+        else []
+    )
     rows = [
-        ("log", f"{len(segments)} segments, {lines} events in sealed segments, {len(unsealed)} open"),
+        (
+            "log",
+            f"{len(segments)} segments, {lines} events in sealed segments, {len(unsealed)} open",
+        ),
         ("torn lines set aside", str(len(torn))),
     ]
     rows.append(("warehouse", _warehouse_summary(paths)))
@@ -37,7 +46,9 @@ def _warehouse_summary(paths: BenchPaths) -> str:
                 "where table_schema = 'raw' and table_name = 'quarantined_events'"
             ).fetchone()[0]
             if quarantined:
-                quarantined = con.execute("select count(*) from raw.quarantined_events").fetchone()[0]
+                quarantined = con.execute("select count(*) from raw.quarantined_events").fetchone()[
+                    0
+                ]
         return f"{events} events loaded, {quarantined} quarantined"
     except duckdb.Error as exc:
         return f"unreadable right now ({type(exc).__name__}: another bench process may be writing)"
@@ -46,7 +57,9 @@ def _warehouse_summary(paths: BenchPaths) -> str:
 def _snapshot_summary(paths: BenchPaths) -> str:
     if not paths.serve_db.exists():
         return "not published yet (bench publish)"
-    published = datetime.fromtimestamp(paths.serve_db.stat().st_mtime, UTC).isoformat(timespec="seconds")
+    published = datetime.fromtimestamp(paths.serve_db.stat().st_mtime, UTC).isoformat(
+        timespec="seconds"
+    )
     with duckdb.connect(str(paths.serve_db), read_only=True) as con:
         marts = con.execute(
             "select count(*) from information_schema.tables where table_schema = 'marts'"

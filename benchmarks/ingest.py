@@ -23,13 +23,42 @@ REPO = Path(__file__).resolve().parent.parent
 # This file is named like the `ingest` package; keep its folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 SYSTEMS = ("alpha", "beta", "gamma", "delta", "epsilon")
-WORDS = "the of and to in is was for on that with as by at from his her an which are data web page".split()
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "was",
+    "for",
+    "on",
+    "that",
+    "with",
+    "as",
+    "by",
+    "at",
+    "from",
+    "his",
+    "her",
+    "an",
+    "which",
+    "are",
+    "data",
+    "web",
+    "page",
+]
 
 
 def generate(root: Path, n_events: int) -> None:
     """Synthetic extraction runs: per item one item_registered + one extraction per system."""
     from warehouse.events import (
-        DatasetRef, ExtractionCompleted, ItemRegistered, RunStarted, SystemRef, make_event,
+        DatasetRef,
+        ExtractionCompleted,
+        ItemRegistered,
+        RunStarted,
+        SystemRef,
+        make_event,
     )
     from warehouse.log import EventLog
     from warehouse.provenance import producer_for
@@ -39,27 +68,63 @@ def generate(root: Path, n_events: int) -> None:
     log = EventLog(root / "log")
     per_item = 1 + len(SYSTEMS)
     items = max(1, n_events // per_item)
-    dataset = DatasetRef(name="synthetic", uri="memory://synthetic", sha256="0" * 64, item_count=items)
+    dataset = DatasetRef(
+        name="synthetic", uri="memory://synthetic", sha256="0" * 64, item_count=items
+    )
     run_id = "bench-ingest-run"
     with log.writer() as writer:
-        writer.append([make_event(RunStarted(
-            benchmark="extraction", spec={"n": items}, spec_sha256="0" * 64, dataset=dataset,
-            systems=[SystemRef(name=s, version="1") for s in SYSTEMS],
-        ), run_id=run_id, producer=producer)])
+        writer.append(
+            [
+                make_event(
+                    RunStarted(
+                        benchmark="extraction",
+                        spec={"n": items},
+                        spec_sha256="0" * 64,
+                        dataset=dataset,
+                        systems=[SystemRef(name=s, version="1") for s in SYSTEMS],
+                    ),
+                    run_id=run_id,
+                    producer=producer,
+                )
+            ]
+        )
         batch = []
         for i in range(items):
             truth = " ".join(rng.choices(WORDS, k=40))
-            batch.append(make_event(ItemRegistered(
-                item_id=f"item-{i}", dataset_sha256="0" * 64, position=i, ground_truth_text=truth,
-                anchors=[truth[:40]], anchor_rule_version="1",
-            ), run_id=run_id, producer=producer))
+            batch.append(
+                make_event(
+                    ItemRegistered(
+                        item_id=f"item-{i}",
+                        dataset_sha256="0" * 64,
+                        position=i,
+                        ground_truth_text=truth,
+                        anchors=[truth[:40]],
+                        anchor_rule_version="1",
+                    ),
+                    run_id=run_id,
+                    producer=producer,
+                )
+            )
             for system in SYSTEMS:
                 text = " ".join(rng.choices(WORDS, k=30))
-                batch.append(make_event(ExtractionCompleted(
-                    item_id=f"item-{i}", system=system, system_version="1", attempt=1, source="engine",
-                    render_path="raw_html", input_sha256=None, output_text=text,
-                    output_bytes=len(text), latency_ms=rng.uniform(1, 50),
-                ), run_id=run_id, producer=producer))
+                batch.append(
+                    make_event(
+                        ExtractionCompleted(
+                            item_id=f"item-{i}",
+                            system=system,
+                            system_version="1",
+                            attempt=1,
+                            source="engine",
+                            render_path="raw_html",
+                            input_sha256=None,
+                            output_text=text,
+                            output_bytes=len(text),
+                            latency_ms=rng.uniform(1, 50),
+                        ),
+                        run_id=run_id,
+                        producer=producer,
+                    )
+                )
             if len(batch) >= 10_000:
                 writer.append(batch)
                 batch = []
@@ -87,7 +152,9 @@ def phase(name: str, root: Path) -> None:
 def timed_subprocess(name: str, root: Path, *extra: str) -> tuple[float, float]:
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, __file__, "--phase", name, str(root), *extra], check=True, cwd=REPO)
+    subprocess.run(
+        [sys.executable, __file__, "--phase", name, str(root), *extra], check=True, cwd=REPO
+    )
     elapsed = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     # ru_maxrss of children is the max over all children so far: report it only when it grew.
@@ -98,17 +165,24 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--phase":
         phase(sys.argv[2], Path(sys.argv[3]))
         return
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--events", type=int, default=1_000_000)
-    parser.add_argument("--dbt", action="store_true", help="also time `dbt build` on the ingested events")
+    parser.add_argument(
+        "--dbt", action="store_true", help="also time `dbt build` on the ingested events"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary data root")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     try:
         t_gen, m_gen = timed_subprocess("generate", root, str(args.events))
-        lines = sum(1 for p in (root / "log").glob("*.jsonl") if p.name != "MANIFEST.jsonl"
-                    for _ in open(p, "rb"))
+        lines = sum(
+            p.read_bytes().count(b"\n")
+            for p in (root / "log").glob("*.jsonl")
+            if p.name != "MANIFEST.jsonl"
+        )
         size_mb = sum(p.stat().st_size for p in (root / "log").glob("*.jsonl")) / 1e6
         t_read, m_read = timed_subprocess("read_json", root)
         t_ingest, m_ingest = timed_subprocess("ingest", root)
@@ -127,14 +201,27 @@ def main() -> None:
             "peak RSS ingest (MB)": round(m_ingest) if m_ingest == m_ingest else "<= previous",
         }
         if args.dbt:
-            env = {"BENCH_DUCKDB_PATH": str(root / "warehouse.duckdb"),
-                   "DBT_TARGET_PATH": str(root / "dbt-target"), "DBT_LOG_PATH": str(root / "dbt-logs")}
+            env = {
+                "BENCH_DUCKDB_PATH": str(root / "warehouse.duckdb"),
+                "DBT_TARGET_PATH": str(root / "dbt-target"),
+                "DBT_LOG_PATH": str(root / "dbt-logs"),
+            }
             import os
 
             start = time.perf_counter()
             subprocess.run(
-                [str(Path(sys.executable).with_name("dbt")), "build", "--quiet", "--project-dir", "dbt_project",
-                 "--profiles-dir", "dbt_project"], check=True, cwd=REPO, env={**os.environ, **env},
+                [
+                    str(Path(sys.executable).with_name("dbt")),
+                    "build",
+                    "--quiet",
+                    "--project-dir",
+                    "dbt_project",
+                    "--profiles-dir",
+                    "dbt_project",
+                ],
+                check=True,
+                cwd=REPO,
+                env={**os.environ, **env},
             )
             rows["dbt build (s)"] = round(time.perf_counter() - start, 2)
         width = max(map(len, rows))

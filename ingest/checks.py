@@ -41,7 +41,9 @@ def _json_types(annotation: Any) -> tuple[str, ...] | None:
             allowed.extend(sub)
         return tuple(allowed)
     if origin is typing.Literal:
-        return ("VARCHAR",) if all(isinstance(a, str) for a in typing.get_args(annotation)) else None
+        return (
+            ("VARCHAR",) if all(isinstance(a, str) for a in typing.get_args(annotation)) else None
+        )
     if isinstance(origin, type) and hasattr(origin, "model_fields"):
         return ("OBJECT",)
     return _JSON_TYPES.get(origin)
@@ -52,7 +54,11 @@ def _quote(text: str) -> str:
 
 
 def _required_fields(model) -> list[tuple[str, tuple[str, ...] | None]]:
-    return [(name, _json_types(f.annotation)) for name, f in model.model_fields.items() if f.is_required()]
+    return [
+        (name, _json_types(f.annotation))
+        for name, f in model.model_fields.items()
+        if f.is_required()
+    ]
 
 
 def payload_types_sql(column: str = "payload") -> str:

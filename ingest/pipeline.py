@@ -136,30 +136,50 @@ class _BatchChecker:
             text = raw.cast(pa.string())  # validates UTF-8 in one pass
         except pa.ArrowInvalid:
             decoded = [_utf8_or_none(line) for line in chunk.lines]
-            for number, (line, value) in enumerate(zip(chunk.lines, decoded, strict=True), chunk.first_line):
+            for number, (line, value) in enumerate(
+                zip(chunk.lines, decoded, strict=True), chunk.first_line
+            ):
                 if value is None:
-                    quarantine.append(_quarantine_row(chunk.segment, number, "not UTF-8", line.decode("utf-8", "replace")))
+                    quarantine.append(
+                        _quarantine_row(
+                            chunk.segment, number, "not UTF-8", line.decode("utf-8", "replace")
+                        )
+                    )
             text = pa.array(decoded, pa.string())
-        batch = pa.table({"segment": pa.array([chunk.segment] * len(chunk.lines), pa.string()),
-                          "line_no": line_no, "line": text}).filter(text.is_valid())
+        batch = pa.table(
+            {
+                "segment": pa.array([chunk.segment] * len(chunk.lines), pa.string()),
+                "line_no": line_no,
+                "line": text,
+            }
+        ).filter(text.is_valid())
         self.con.register("batch", batch)
         checked = self.con.execute(self.sql).to_arrow_table()
         self.con.unregister("batch")
 
         loadable = pc.and_kleene(
-            checked["error"].is_null(), pc.equal(checked["schema_version"], checked["current_version"])
+            checked["error"].is_null(),
+            pc.equal(checked["schema_version"], checked["current_version"]),
         ).fill_null(False)
         events = checked.filter(loadable).select(EVENTS_SCHEMA.names).cast(EVENTS_SCHEMA)
-        others = checked.filter(pc.invert(loadable)).select(["segment", "line_no", "error", "line"]).to_pylist()
+        others = (
+            checked.filter(pc.invert(loadable))
+            .select(["segment", "line_no", "error", "line"])
+            .to_pylist()
+        )
         quarantine.extend(
-            _quarantine_row(r["segment"], r["line_no"], r["error"], r["line"]) for r in others if r["error"]
+            _quarantine_row(r["segment"], r["line_no"], r["error"], r["line"])
+            for r in others
+            if r["error"]
         )
         upcasted_rows, upcast_quarantine = _upcast_rows(
             [(r["segment"], r["line_no"], r["line"]) for r in others if not r["error"]]
         )
         quarantine.extend(upcast_quarantine)
         if upcasted_rows:
-            events = pa.concat_tables([events, pa.Table.from_pylist(upcasted_rows, schema=EVENTS_SCHEMA)])
+            events = pa.concat_tables(
+                [events, pa.Table.from_pylist(upcasted_rows, schema=EVENTS_SCHEMA)]
+            )
         return events, quarantine, len(upcasted_rows)
 
 
@@ -194,7 +214,9 @@ EVENTS_SCHEMA = pa.schema(
 )
 
 
-def _upcast_rows(old: list[tuple[str, int, str]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _upcast_rows(
+    old: list[tuple[str, int, str]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rows: list[dict[str, Any]] = []
     quarantine: list[dict[str, Any]] = []
     for segment, line_no, line in old:
@@ -204,7 +226,9 @@ def _upcast_rows(old: list[tuple[str, int, str]]) -> tuple[list[dict[str, Any]],
             lifted = upcast(event)
             parse_payload(lifted["event_type"], lifted["payload"])
         except (UpcastError, ValueError) as exc:
-            quarantine.append(_quarantine_row(row["segment"], row["line_no"], f"upcast: {exc}", row["line"]))
+            quarantine.append(
+                _quarantine_row(row["segment"], row["line_no"], f"upcast: {exc}", row["line"])
+            )
             continue
         rows.append(
             {
@@ -291,7 +315,10 @@ def events_source(log: EventLog, result: IngestResult, full: bool = False):
                 quarantined.extend(quarantine)
                 if table.num_rows:
                     yield table
-                state[segment.name] = {"offset": chunk.next_offset, "line": chunk.first_line + len(chunk.lines)}
+                state[segment.name] = {
+                    "offset": chunk.next_offset,
+                    "line": chunk.first_line + len(chunk.lines),
+                }
             result.segments_read += int(read_any)
 
     @dlt.resource(
@@ -322,7 +349,9 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path):
     )
 
 
-def ingest_log(log: EventLog, warehouse_db: Path, pipelines_dir: Path, *, full: bool = False) -> IngestResult:
+def ingest_log(
+    log: EventLog, warehouse_db: Path, pipelines_dir: Path, *, full: bool = False
+) -> IngestResult:
     """Load new log lines; `full=True` re-reads every line (a no-op for rows already loaded)."""
     result = IngestResult()
     pipeline = make_pipeline(warehouse_db, pipelines_dir)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data").resolve()
+SHARED_DATA = Path(
+    os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data"
+).resolve()
 
 # dlt and dbt must never phone home or touch machine-global state from tests.
 os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")

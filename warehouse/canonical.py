@@ -11,7 +11,9 @@ def canonical_json(value: Any) -> str:
     """Sorted keys, no insignificant whitespace, UTF-8 kept as is.
 
     `json.dumps` always escapes newlines inside strings, so the result is one line."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def sha256_hex(data: str | bytes) -> str:

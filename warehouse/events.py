@@ -299,7 +299,9 @@ class AnswerGraded(Payload):
     lane: str
     item_id: str
     attempt: int = Field(ge=1)
-    grader_id: str  # e.g. "simpleqa-official@<template sha>:<model>" or "offline-normalized-match@1"
+    grader_id: (
+        str  # e.g. "simpleqa-official@<template sha>:<model>" or "offline-normalized-match@1"
+    )
     official: bool  # the upstream template; False = a project-written grader, labelled as such
     grade: Literal["A", "B", "C"]
     label: Literal["correct", "incorrect", "not_attempted"]
@@ -327,9 +329,18 @@ class RelevanceGraded(Payload):
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
     for model in (
-        RunStarted, RunFinished, ItemRegistered, ExtractionCompleted, ExtractionFailed,
-        ProviderCallCompleted, ProviderCallFailed,
-        QuestionRegistered, ChunksNormalized, AnswerSynthesized, AnswerGraded, RelevanceGraded,
+        RunStarted,
+        RunFinished,
+        ItemRegistered,
+        ExtractionCompleted,
+        ExtractionFailed,
+        ProviderCallCompleted,
+        ProviderCallFailed,
+        QuestionRegistered,
+        ChunksNormalized,
+        AnswerSynthesized,
+        AnswerGraded,
+        RelevanceGraded,
     )
 }
 

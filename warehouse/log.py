@@ -70,7 +70,9 @@ class EventLog:
         if not self.log_dir.exists():
             return []
         return sorted(
-            p for p in self.log_dir.iterdir() if p.suffix == SEGMENT_SUFFIX and p.name != MANIFEST_NAME
+            p
+            for p in self.log_dir.iterdir()
+            if p.suffix == SEGMENT_SUFFIX and p.name != MANIFEST_NAME
         )
 
     def manifest(self) -> dict[str, dict[str, Any]]:
@@ -84,7 +86,9 @@ class EventLog:
                 seals[record["segment"]] = record
         return seals
 
-    def iter_raw(self, segment: Path, start_offset: int = 0, start_line: int = 1) -> Iterator[RawLine]:
+    def iter_raw(
+        self, segment: Path, start_offset: int = 0, start_line: int = 1
+    ) -> Iterator[RawLine]:
         """Complete lines only: bytes after the last newline are a torn write, never yielded."""
         with open(segment, "rb") as handle:
             handle.seek(start_offset)
@@ -137,7 +141,9 @@ class EventLog:
 
     # --- writing --------------------------------------------------------------------------
 
-    def writer(self, *, dedupe: bool = True, max_segment_bytes: int = DEFAULT_MAX_SEGMENT_BYTES) -> LogWriter:
+    def writer(
+        self, *, dedupe: bool = True, max_segment_bytes: int = DEFAULT_MAX_SEGMENT_BYTES
+    ) -> LogWriter:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.recover()
         return LogWriter(self, dedupe=dedupe, max_segment_bytes=max_segment_bytes)
@@ -192,7 +198,12 @@ class EventLog:
         self._append_seal(segment.name, lines, segment.stat().st_size, last)
 
     def _append_seal(self, name: str, lines: int, size: int, last_line_sha256: str) -> None:
-        record = {"segment": name, "lines": lines, "bytes": size, "last_line_sha256": last_line_sha256}
+        record = {
+            "segment": name,
+            "lines": lines,
+            "bytes": size,
+            "last_line_sha256": last_line_sha256,
+        }
         with open(self.log_dir / MANIFEST_NAME, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, sort_keys=True) + "\n")
             handle.flush()

@@ -19,12 +19,18 @@ def git_sha() -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(_REPO_ROOT), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
         )
         sha = out.stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(_REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5, check=True,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
         ).stdout.strip()
         return f"{sha}-dirty" if dirty else sha
     except (OSError, subprocess.SubprocessError):

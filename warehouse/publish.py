@@ -37,7 +37,9 @@ def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any
                     [schema],
                 ).fetchall()
                 for (table,) in tables:
-                    con.execute(f'create table serve.{schema}."{table}" as select * from {schema}."{table}"')
+                    con.execute(
+                        f'create table serve.{schema}."{table}" as select * from {schema}."{table}"'
+                    )
                     copied.append(f"{schema}.{table}")
             con.execute("create table serve.main._publish (published_at varchar, metadata json)")
             con.execute(
@@ -58,7 +60,8 @@ def table_checksums(db_path: Path, schema: str = "marts") -> dict[str, tuple[int
     sums: dict[str, tuple[int, str]] = {}
     with duckdb.connect(str(db_path), read_only=True) as con:
         tables = [
-            t for (t,) in con.execute(
+            t
+            for (t,) in con.execute(
                 "select table_name from information_schema.tables where table_schema = ? "
                 "and table_type = 'BASE TABLE' order by 1",
                 [schema],

@@ -15,7 +15,9 @@ import duckdb
 def read_only_query(db_path: Path, sql: str, params: list[Any] | dict[str, Any] | None = None):
     """Run one parameterized query against `db_path` read-only and return a pandas DataFrame."""
     if not Path(db_path).exists():
-        raise FileNotFoundError(f"{db_path} does not exist: run `bench demo` or `bench publish` first")
+        raise FileNotFoundError(
+            f"{db_path} does not exist: run `bench demo` or `bench publish` first"
+        )
     with duckdb.connect(str(db_path), read_only=True) as con:
         return con.execute(sql, params or []).df()
 

@@ -45,13 +45,14 @@ def verify_log(log: EventLog) -> VerifyReport:
     seals = log.manifest()
     present = {p.name for p in log.segments()}
     for name in sorted(set(seals) - present):
-        report.problems.append(Problem(name, None, "missing segment", "sealed in MANIFEST but the file is gone"))
+        report.problems.append(
+            Problem(name, None, "missing segment", "sealed in MANIFEST but the file is gone")
+        )
     for segment in log.segments():
         report.segments += 1
         expected_prev = genesis_sha256(segment.name)
         lines = 0
-        for raw in log.iter_raw(segment):
-            lines += 1
+        for lines, raw in enumerate(log.iter_raw(segment), start=1):  # noqa: B007 - used after the loop
             report.events += 1
             problem = _check_line(raw.data, expected_prev)
             if problem:
@@ -63,14 +64,21 @@ def verify_log(log: EventLog) -> VerifyReport:
             seal = seals.get(segment.name)
             if tail is not None:
                 report.problems.append(
-                    Problem(segment.name, lines + 1, "torn line", f"{tail[1]} bytes without a final newline")
+                    Problem(
+                        segment.name,
+                        lines + 1,
+                        "torn line",
+                        f"{tail[1]} bytes without a final newline",
+                    )
                 )
             elif seal is None:
                 report.unsealed.append(segment.name)
             elif seal["lines"] != lines or seal["last_line_sha256"] != expected_prev:
                 report.problems.append(
                     Problem(
-                        segment.name, lines, "seal mismatch",
+                        segment.name,
+                        lines,
+                        "seal mismatch",
                         f"sealed with {seal['lines']} lines, found {lines}: lines were removed or appended after sealing",
                     )
                 )
@@ -89,5 +97,8 @@ def _check_line(data: bytes, expected_prev: str) -> tuple[str, str] | None:
     if canonical_sha256(hashed_content(event)) != event["content_sha256"]:
         return ("modified", f"content hash mismatch for event {event.get('event_id')}")
     if event["prev_sha256"] != expected_prev:
-        return ("chain broken", "prev_sha256 does not match the previous line: a line was deleted, inserted or reordered")
+        return (
+            "chain broken",
+            "prev_sha256 does not match the previous line: a line was deleted, inserted or reordered",
+        )
     return None

@@ -28,7 +28,9 @@ def bench(home: Path, *args: str, check: bool = True) -> subprocess.CompletedPro
         [BENCH, *args], capture_output=True, text=True, env={**_env(), "BENCH_HOME": str(home)}
     )
     if check and proc.returncode != 0:
-        raise AssertionError(f"bench {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"bench {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 
@@ -46,8 +48,15 @@ def marts(home: Path, sql: str, params=None):
 @pytest.fixture(scope="module")
 def reference_home(tmp_path_factory, shared_data) -> Path:
     home = tmp_path_factory.mktemp("reference")
-    bench(home, "run", "extraction", "--corpus", "article-extraction-benchmark",
-          "--engines", ",".join(REFERENCE))
+    bench(
+        home,
+        "run",
+        "extraction",
+        "--corpus",
+        "article-extraction-benchmark",
+        "--engines",
+        ",".join(REFERENCE),
+    )
     return home
 
 
@@ -75,18 +84,28 @@ def test_every_page_row_traces_back_to_its_events(reference_home):
 
 def test_rerunning_a_finished_run_is_a_noop(reference_home):
     before = marts(reference_home, "select count(*) from marts.dim_events")
-    proc = bench(reference_home, "run", "extraction", "--corpus", "article-extraction-benchmark",
-                 "--engines", ",".join(REFERENCE))
+    proc = bench(
+        reference_home,
+        "run",
+        "extraction",
+        "--corpus",
+        "article-extraction-benchmark",
+        "--engines",
+        ",".join(REFERENCE),
+    )
     assert "already finished" in proc.stderr
     assert marts(reference_home, "select count(*) from marts.dim_events") == before
 
 
 def test_rescore_changes_composites_without_running_any_engine(reference_home, monkeypatch):
-    before = dict(marts(reference_home, "select system, composite from marts.extraction_leaderboard"))
+    before = dict(
+        marts(reference_home, "select system, composite from marts.extraction_leaderboard")
+    )
     # Any engine call would need the engines importable; make them fail loudly if touched.
     proc = subprocess.run(
         [sys.executable, "-c", _RESCORE_WITHOUT_ENGINES, str(reference_home)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     after = marts(
@@ -97,12 +116,14 @@ def test_rescore_changes_composites_without_running_any_engine(reference_home, m
     for system, composite, *weights in after:
         assert weights == [1.0, 0.0, 0.0, 0.0, 0.0]
         assert composite != pytest.approx(before[system])
-    completeness = dict(marts(reference_home, "select system, completeness from marts.extraction_leaderboard"))
+    completeness = dict(
+        marts(reference_home, "select system, completeness from marts.extraction_leaderboard")
+    )
     assert {s: c for s, c, *_ in after} == pytest.approx(completeness)
     bench(reference_home, "rescore", "--reset")
-    assert dict(marts(reference_home, "select system, composite from marts.extraction_leaderboard")) == (
-        pytest.approx(before)
-    )
+    assert dict(
+        marts(reference_home, "select system, composite from marts.extraction_leaderboard")
+    ) == (pytest.approx(before))
 
 
 # Runs the real CLI in-process with every engine's extract() replaced by a tripwire.
@@ -124,7 +145,9 @@ def test_rebuild_from_the_log_gives_identical_marts(reference_home):
     before = table_checksums(reference_home / "warehouse.duckdb")
     proc = bench(reference_home, "rebuild")
     assert table_checksums(reference_home / "warehouse.duckdb") == before
-    assert "[red]" not in proc.stderr and "no" not in [line.split()[-1] for line in proc.stderr.splitlines() if line.startswith("│")]
+    assert "[red]" not in proc.stderr and "no" not in [
+        line.split()[-1] for line in proc.stderr.splitlines() if line.startswith("│")
+    ]
 
 
 def test_verify_passes_and_then_names_a_tampered_line(reference_home, tmp_path):
@@ -145,7 +168,9 @@ def test_verify_passes_and_then_names_a_tampered_line(reference_home, tmp_path):
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_export_every_format(reference_home, tmp_path, fmt):
     listed = bench(reference_home, "export", "--list").stdout.split()
-    assert {"extraction_leaderboard", "fct_extraction_pages", "dim_runs", "dim_events"} <= set(listed)
+    assert {"extraction_leaderboard", "fct_extraction_pages", "dim_runs", "dim_events"} <= set(
+        listed
+    )
     out = tmp_path / f"board.{fmt}"
     bench(reference_home, "export", "extraction_leaderboard", "--format", fmt, "--out", str(out))
     if fmt == "csv":

@@ -17,10 +17,15 @@ PRODUCER = producer_for({"test": True})
 def item_event(i: int, run_id: str = "run-1"):
     return make_event(
         ItemRegistered(
-            item_id=f"item-{i}", dataset_sha256="0" * 64, position=i,
-            ground_truth_text=f"text {i} <script>x</script> é", anchors=[f"text {i}"], anchor_rule_version="1",
+            item_id=f"item-{i}",
+            dataset_sha256="0" * 64,
+            position=i,
+            ground_truth_text=f"text {i} <script>x</script> é",
+            anchors=[f"text {i}"],
+            anchor_rule_version="1",
         ),
-        run_id=run_id, producer=PRODUCER,
+        run_id=run_id,
+        producer=PRODUCER,
     )
 
 
@@ -52,7 +57,10 @@ def test_written_lines_are_canonical_and_verify(log):
     report = verify_log(log)
     assert report.intact and report.events == 5 and report.segments == 1
     line = log.segments()[0].read_text(encoding="utf-8").splitlines()[0]
-    assert json.dumps(json.loads(line), sort_keys=True, separators=(",", ":"), ensure_ascii=False) == line
+    assert (
+        json.dumps(json.loads(line), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        == line
+    )
 
 
 @pytest.mark.parametrize(
@@ -129,7 +137,10 @@ def test_upcaster_lifts_the_frozen_v1_fixture(tmp_path):
     first = parse_payload("extraction_completed", events[0]["payload"])
     assert isinstance(first, ExtractionCompleted)
     assert (first.system, first.system_version, first.source, first.render_path) == (
-        "trafilatura", "1.12.2", "engine", "raw_html",
+        "trafilatura",
+        "1.12.2",
+        "engine",
+        "raw_html",
     )
     assert first.settings == {"include_comments": False}
     assert parse_payload("extraction_completed", events[1]["payload"]).output_text is None
