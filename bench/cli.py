@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench import pipeline
-from bench.corpora import CORPUS_HELP, resolve_corpus
+from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
 from bench.settings import (
@@ -24,6 +24,7 @@ from bench.settings import (
     load_scoring_vars,
     parse_weights,
     save_scoring_vars,
+    shared_data_dir,
 )
 from warehouse.paths import BenchPaths
 from warehouse.verify import verify_log
@@ -100,26 +101,11 @@ def run_extraction_cmd(
 ) -> None:
     """Run local extraction engines over a corpus (resumable: re-running continues where it stopped)."""
     from collectors.extraction.engines import ENGINES
-    from collectors.extraction.runner import run_extraction
 
     paths = _paths(home)
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
-    with _progress() as progress:
-        task = progress.add_task(f"extraction on {corpus_obj.dataset.name}", total=None)
-
-        def on_progress(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        summary = run_extraction(
-            pipeline.event_log(paths),
-            corpus_obj,
-            names,
-            limit=limit,
-            retry_failed=retry_failed,
-            argv=sys.argv[1:],
-            on_progress=on_progress,
-        )
+    summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
     _print_run_summary(summary)
     if score:
         _refresh(paths)
@@ -372,31 +358,48 @@ def app_cmd(
 def demo(
     serve: Annotated[bool, typer.Option(help="Start the app when done.")] = True,
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8501,
+    reference: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the 3 reference engines on the real benchmark when it is on disk."
+        ),
+    ] = True,
     home: HomeOption = None,
 ) -> None:
     """The whole job offline: build the demo corpus, run every local engine, score, publish, serve."""
-    from collectors.extraction.engines import ENGINES
-    from collectors.extraction.runner import run_extraction
+    from collectors.extraction.engines import ENGINES, REFERENCE_ENGINES
 
     paths = _paths(home)
-    corpus_obj = resolve_corpus("demo", paths)
-    with _progress() as progress:
-        task = progress.add_task("extraction on the demo corpus", total=None)
-        summary = run_extraction(
-            pipeline.event_log(paths),
-            corpus_obj,
-            sorted(ENGINES),
-            argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+    jobs = [("demo", sorted(ENGINES))]
+    if reference and (shared_data_dir() / ARTICLE_BENCHMARK).exists():
+        jobs.append((ARTICLE_BENCHMARK, sorted(REFERENCE_ENGINES)))
+    ran = []
+    for corpus_name, engine_names in jobs:
+        corpus_obj = resolve_corpus(corpus_name, paths)
+        summary = _run_with_progress(paths, corpus_obj, engine_names)
+        ran.append(
+            f"{len(engine_names)} engines on {corpus_obj.dataset.item_count} pages of {corpus_obj.dataset.name}"
         )
-    _print_run_summary(summary)
+        _print_run_summary(summary)
     _refresh(paths)
-    out.print(
-        f"ran {len(ENGINES)} engines on {corpus_obj.dataset.item_count} demo pages "
-        f"(corpus: {corpus_obj.dataset.uri}); data root {paths.home}"
-    )
+    out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
     if serve:
         app_cmd(port=port, home=paths.home)
+
+
+def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], **options):
+    from collectors.extraction.runner import run_extraction
+
+    with _progress() as progress:
+        task = progress.add_task(f"extraction on {corpus_obj.dataset.name}", total=None)
+        return run_extraction(
+            pipeline.event_log(paths),
+            corpus_obj,
+            engine_names,
+            argv=sys.argv[1:],
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            **options,
+        )
 
 
 def main() -> None:
