@@ -258,7 +258,7 @@ def rescore(
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold
     with console.status("dbt build with the new scoring vars"):
-        pipeline.build(paths, extra_vars=scoring)
+        pipeline.build(paths, scoring_vars=scoring)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
         pipeline.publish(paths)
     console.print(

@@ -1,0 +1,50 @@
+{#- Non-content responses: error pages and anti-bot screens served as a successful fetch.
+    Rules are versioned; `var('non_content_rules_version')` picks the set, and the version is
+    recorded in marts.dim_scoring_vars. Never edit a released version: add a new one.
+
+    Each rule: id, an RE2 pattern matched against lower(normalised output), and max_chars: the
+    rule only fires when the normalised output is shorter than that (a real article that
+    mentions "page not found" is still content). -#}
+{% macro non_content_rule_sets() -%}
+    {{ return({
+        '1': [
+            {'id': 'access_denied', 'max_chars': 2000,
+             'pattern': '\\baccess (is )?denied\\b'},
+            {'id': 'enable_javascript', 'max_chars': 2000,
+             'pattern': '\\b(enable|turn on|activate) javascript\\b|\\bjavascript (is )?(required|disabled|must be enabled)\\b'},
+            {'id': 'captcha', 'max_chars': 2000,
+             'pattern': '\\bcaptcha\\b|\\bare you (a )?(human|robot)\\b|\\bverify (that )?you are (a )?human\\b'},
+            {'id': 'forbidden_403', 'max_chars': 2000,
+             'pattern': '\\b403\\W{0,3}forbidden\\b|\\bforbidden\\W{0,3}403\\b'},
+            {'id': 'not_found_404', 'max_chars': 2000,
+             'pattern': '\\bpage (was )?not found\\b|\\b404\\W{0,3}(page )?not found\\b'},
+            {'id': 'browser_check', 'max_chars': 2000,
+             'pattern': '\\bchecking (if the site connection is secure|your browser)\\b'},
+        ],
+    }) }}
+{%- endmacro %}
+
+{% macro non_content_rules() -%}
+    {%- set version = var('non_content_rules_version') | string -%}
+    {%- set rule_sets = non_content_rule_sets() -%}
+    {%- if version not in rule_sets -%}
+        {{ exceptions.raise_compiler_error(
+            "var non_content_rules_version " ~ version ~ " is unknown; known versions: "
+            ~ rule_sets.keys() | list | sort | join(', ')) }}
+    {%- endif -%}
+    {{ return(rule_sets[version]) }}
+{%- endmacro %}
+
+{#- Comma-separated ids of the rules that fire on `text` ('' when none does). -#}
+{% macro non_content_rule_ids(text) -%}
+    concat_ws(
+        ','
+        {%- for rule in non_content_rules() %},
+        case
+            when length({{ text }}) < {{ rule.max_chars }}
+                and regexp_matches(lower({{ text }}), '{{ rule.pattern | replace("'", "''") }}')
+                then '{{ rule.id }}'
+        end
+        {%- endfor %}
+    )
+{%- endmacro %}

@@ -1,0 +1,115 @@
+with
+
+events as (
+
+    select * from {{ ref('stg_events') }}
+
+),
+
+run_started as (
+
+    select * from {{ ref('stg_events__run_started') }}
+
+),
+
+run_finished as (
+
+    select * from {{ ref('stg_events__run_finished') }}
+
+),
+
+items as (
+
+    select * from {{ ref('stg_events__item_registered') }}
+
+),
+
+attempts as (
+
+    select * from {{ ref('int_extraction_attempts_resolved') }}
+
+),
+
+-- every run that has any event, so a run whose run_started is missing still shows up
+run_ids as (
+
+    select
+        run_id,
+        max(occurred_at) filter (
+            where event_type in ('item_registered', 'extraction_completed', 'extraction_failed')
+        ) as last_work_at
+    from events
+    group by run_id
+
+),
+
+finished as (
+
+    select
+        run_id,
+        max(finished_at) as finished_at
+    from run_finished
+    group by run_id
+
+),
+
+registered as (
+
+    select
+        run_id,
+        count(*) as n_items_registered
+    from items
+    group by run_id
+
+),
+
+outcomes as (
+
+    select
+        run_id,
+        count(*) filter (where outcome = 'completed') as n_completed,
+        count(*) filter (where outcome = 'failed') as n_failed
+    from attempts
+    group by run_id
+
+),
+
+final as (
+
+    select
+        run_ids.run_id,
+        run_started.benchmark,
+        run_started.run_source,
+        run_started.dataset_name,
+        run_started.dataset_uri,
+        run_started.dataset_sha256,
+        run_started.dataset_item_count,
+        run_started.systems,
+        run_started.spec,
+        run_started.spec_sha256,
+        run_started.seed,
+        run_started.argv,
+        run_started.started_at,
+        finished.finished_at,
+        -- a resumed run that did work after its last run_finished is running again
+        case
+            when finished.finished_at >= coalesce(run_ids.last_work_at, finished.finished_at)
+                then 'finished'
+            else 'in_progress'
+        end as status,
+        run_started.package_version,
+        run_started.git_sha,
+        run_started.config_sha256,
+        coalesce(registered.n_items_registered, 0) as n_items_registered,
+        coalesce(outcomes.n_completed, 0) as n_completed,
+        coalesce(outcomes.n_failed, 0) as n_failed,
+        run_started.run_started_event_id
+    from run_ids
+    left join run_started on run_ids.run_id = run_started.run_id
+    left join finished on run_ids.run_id = finished.run_id
+    left join registered on run_ids.run_id = registered.run_id
+    left join outcomes on run_ids.run_id = outcomes.run_id
+
+)
+
+select * from final

@@ -1,0 +1,26 @@
+-- The scoring vars in effect for this build, validated by the macros that consume them.
+{%- set validated = {
+    'extraction_weights': extraction_weights(),
+    'useful_success_threshold': number_var('useful_success_threshold', 0, 1),
+    'bootstrap_seed': number_var('bootstrap_seed', 0),
+    'bootstrap_samples': number_var('bootstrap_samples', 0),
+    'latency_scale_s': number_var('latency_scale_s', 0, min_inclusive=false),
+    'throughput_full_bytes': number_var('throughput_full_bytes', 0, min_inclusive=false),
+    'non_content_rules_version': var('non_content_rules_version') | string,
+} %}
+{%- do non_content_rules() %}
+
+with
+
+scoring_vars as (
+
+    {% for name in scoring_var_names() %}
+    select
+        '{{ name }}' as var_name,
+        {{ sql_json_literal(validated[name]) }} as var_value
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
+
+)
+
+select * from scoring_vars

@@ -1,0 +1,144 @@
+{%- set weights = extraction_weights() %}
+{%- set latency_scale_s = number_var('latency_scale_s', 0, min_inclusive=false) %}
+{%- set throughput_full_bytes = number_var('throughput_full_bytes', 0, min_inclusive=false) %}
+
+with
+
+pages as (
+
+    select * from {{ ref('int_extraction_pages_scored') }}
+
+),
+
+runs as (
+
+    select * from {{ ref('stg_events__run_started') }}
+
+),
+
+bootstrapped as (
+
+    select * from {{ ref('int_extraction_systems_bootstrapped') }}
+
+),
+
+per_system as (
+
+    select
+        run_id,
+        system,
+        any_value(run_source) as run_source,
+        any_value(dataset_sha256) as dataset_sha256,
+        any_value(run_system_version) as system_version,
+        count(*) as n_items,
+        count(*) filter (where outcome = 'completed') as n_completed,
+        count(*) filter (where outcome = 'failed') as n_failed,
+        avg(page_precision) filter (where tp + fp > 0) as shingle_precision,
+        avg(page_recall) filter (where tp + fn > 0) as shingle_recall,
+        avg(cast(exact_match as double)) as shingle_accuracy,
+        -- the live-URL benchmark averages completeness over raw-successful fetches only;
+        -- everything else is averaged over the whole grid (failed and missing pages count 0)
+        avg(completeness) filter (where raw_success) as completeness,
+        avg(cast(raw_success as double)) as raw_success_rate,
+        avg(cast(useful_success as double)) as useful_success_rate,
+        avg(token_f1) as token_f1,
+        quantile_cont(latency_ms, 0.95) filter (
+            where outcome = 'completed' and run_source = 'engine'
+        ) / 1000.0 as latency_p95_s,
+        avg(coalesce(output_bytes, 0)) as avg_output_bytes,
+        coalesce(
+            list_sort(list(extraction_event_id) filter (where extraction_event_id is not null)),
+            cast([] as varchar[])
+        ) as event_ids
+    from pages
+    group by run_id, system
+
+),
+
+scored as (
+
+    select
+        per_system.*,
+        {{ harmonic_f1('per_system.shingle_precision', 'per_system.shingle_recall') }} as shingle_f1,
+        case
+            when per_system.latency_p95_s is not null
+                then exp(-per_system.latency_p95_s / {{ latency_scale_s }})
+        end as latency_score,
+        -- NULL-safe clamp: DuckDB's least() ignores NULLs
+        case
+            when per_system.avg_output_bytes is not null
+                then least(per_system.avg_output_bytes / {{ throughput_full_bytes }}, 1.0)
+        end as throughput_score
+    from per_system
+
+),
+
+weighted as (
+
+    select
+        scored.*,
+        -- a term that cannot be measured (no raw success -> no completeness; imports carry no
+        -- latency -> no latency score) contributes 0; the weights are not renormalised
+        (
+            cast({{ weights.completeness }} as double) * coalesce(scored.completeness, 0)
+            + cast({{ weights.success }} as double) * coalesce(scored.useful_success_rate, 0)
+            + cast({{ weights.f1 }} as double) * coalesce(scored.token_f1, 0)
+            + cast({{ weights.latency }} as double) * coalesce(scored.latency_score, 0)
+            + cast({{ weights.throughput }} as double) * coalesce(scored.throughput_score, 0)
+        ) as composite
+    from scored
+
+),
+
+final as (
+
+    select
+        weighted.run_id,
+        weighted.run_source,
+        runs.dataset_name,
+        weighted.dataset_sha256,
+        weighted.system,
+        weighted.system_version,
+        weighted.n_items,
+        weighted.n_completed,
+        weighted.n_failed,
+        weighted.shingle_precision,
+        weighted.shingle_recall,
+        weighted.shingle_f1,
+        weighted.shingle_accuracy,
+        bootstrapped.shingle_precision_std,
+        bootstrapped.shingle_recall_std,
+        bootstrapped.shingle_f1_std,
+        bootstrapped.shingle_accuracy_std,
+        bootstrapped.bootstrap_seed,
+        bootstrapped.bootstrap_samples,
+        weighted.completeness,
+        weighted.raw_success_rate,
+        weighted.useful_success_rate,
+        weighted.token_f1,
+        weighted.latency_p95_s,
+        weighted.avg_output_bytes,
+        weighted.latency_score,
+        weighted.throughput_score,
+        weighted.composite,
+        cast({{ weights.completeness }} as double) as w_completeness,
+        cast({{ weights.success }} as double) as w_success,
+        cast({{ weights.f1 }} as double) as w_f1,
+        cast({{ weights.latency }} as double) as w_latency,
+        cast({{ weights.throughput }} as double) as w_throughput,
+        cast({{ var('useful_success_threshold') }} as double) as useful_success_threshold,
+        rank() over (
+            partition by weighted.dataset_sha256 order by weighted.composite desc
+        ) as rank_composite,
+        rank() over (
+            partition by weighted.dataset_sha256 order by weighted.shingle_f1 desc nulls last
+        ) as rank_shingle_f1,
+        weighted.event_ids
+    from weighted
+    left join runs on weighted.run_id = runs.run_id
+    left join bootstrapped
+        on weighted.run_id = bootstrapped.run_id and weighted.system = bootstrapped.system
+
+)
+
+select * from final

@@ -1,0 +1,25 @@
+with
+
+source as (
+
+    select * from {{ ref('stg_events') }}
+    where event_type = 'run_finished'
+
+),
+
+renamed as (
+
+    select
+        event_id as run_finished_event_id,
+        run_id,
+        occurred_at as finished_at,
+        cast(payload ->> 'terminal_events' as bigint) as terminal_events,
+        cast(payload ->> 'completed' as bigint) as completed,
+        cast(payload ->> 'failed' as bigint) as failed,
+        cast(payload ->> 'duration_s' as double) as duration_s,
+        content_sha256
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,65 @@
+"""Running dbt from tests: paths, the subprocess call and a handle on a built warehouse.
+
+dbt runs as a subprocess (never in-process: dbtRunner keeps the DuckDB file locked), with
+BENCH_DUCKDB_PATH, DBT_TARGET_PATH and DBT_LOG_PATH inside tmp_path. Each invocation costs
+~5-10 s, so the suite shares one build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+DBT_PROJECT = REPO / "dbt_project"
+# the dbt next to the running interpreter (the project venv), else whatever is on PATH
+DBT = Path(sys.executable).with_name("dbt")
+if not DBT.exists():
+    DBT = Path(shutil.which("dbt") or "dbt")
+
+
+def run_dbt(
+    args: list[str], db_path: Path, work: Path, vars_: dict | None = None
+) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "BENCH_DUCKDB_PATH": str(db_path),
+        "DBT_TARGET_PATH": str(work / "target"),
+        "DBT_LOG_PATH": str(work / "logs"),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    cmd = [str(DBT), *args, "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
+    if vars_:
+        cmd += ["--vars", json.dumps(vars_)]
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(cmd)} failed (rc={result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+        )
+    return result
+
+
+@dataclass
+class BuiltWarehouse:
+    path: Path
+    work: Path
+    run_ids: dict[str, str]
+    build_output: str
+
+    def query(self, sql: str, params: list | None = None):
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            return con.execute(sql, params or []).df()
+
+    def rows(self, sql: str, params: list | None = None) -> list[dict]:
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            cursor = con.execute(sql, params or [])
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -1,0 +1,246 @@
+"""The dbt-duckdb Python models (dbt cannot unit test them), run against an in-memory DuckDB
+through a stand-in for the `dbt` object and compared with the oracle."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+
+import duckdb
+import extraction_oracle as oracle
+import pytest
+from dbt_harness import DBT_PROJECT
+
+MODELS = DBT_PROJECT / "models" / "intermediate"
+
+
+def load_model(name: str):
+    spec = importlib.util.spec_from_file_location(name, MODELS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+normalized_model = load_model("int_extraction_outputs_normalized")
+bootstrap_model = load_model("int_extraction_systems_bootstrapped")
+
+
+class FakeConfig:
+    def __init__(self, values: dict):
+        self.values = values
+
+    def __call__(self, **kwargs):
+        return None
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+
+class FakeDbt:
+    """What dbt-duckdb hands a Python model: ref() -> DuckDB relation, config.get()."""
+
+    def __init__(self, con, config: dict | None = None):
+        self.con = con
+        self.config = FakeConfig(config or {})
+
+    def ref(self, name: str):
+        return self.con.table(name)
+
+
+VOCAB = [
+    "the",
+    "a",
+    "river",
+    "salmon",
+    "Größe",
+    "café",
+    "東京",
+    "２０２４",
+    "ﬁnal",
+    "x_1",
+    "42",
+    "naïve",
+]
+
+
+def random_text(rng: random.Random, n: int) -> str:
+    separators = [" ", "  ", "\n", "\t", ", ", ". ", "\u00a0", " — "]
+    return "".join(rng.choice(VOCAB) + rng.choice(separators) for _ in range(n))
+
+
+def text_pairs():
+    rng = random.Random(20261130)
+    pairs = [
+        ("", ""),
+        ("", "x"),
+        ("x", ""),
+        ("x", None),
+        ("a b c", "a b c"),
+        ("a a a a", "a"),
+        ("a", "a a a a b b"),
+        ("ﬁnal  figures", "final figures"),
+        ("one two", "two one three one"),
+    ]
+    for _ in range(150):
+        passage = random_text(rng, rng.randint(0, 40))
+        kind = rng.random()
+        if kind < 0.3:
+            output = random_text(rng, rng.randint(0, 80))  # unrelated, often longer
+        elif kind < 0.6:
+            words = passage.split()
+            output = " ".join(words[rng.randint(0, max(0, len(words) - 1)) :])  # a suffix
+        else:
+            output = random_text(rng, 5) + passage + random_text(rng, rng.randint(0, 30))  # padded
+        pairs.append((passage, output))
+    return pairs
+
+
+@pytest.mark.parametrize(("passage", "output"), text_pairs())
+def test_token_pieces_match_oracle(passage, output):
+    norm_passage = normalized_model.normalize(passage)
+    norm_output = normalized_model.normalize(output)
+    assert norm_output == oracle.normalize(output)
+    passage_tokens = normalized_model.WORD.findall(norm_passage)
+    output_tokens = normalized_model.WORD.findall(norm_output)
+    counts = normalized_model.Counter(passage_tokens)
+    recall = normalized_model.token_recall(
+        counts, len(passage_tokens), normalized_model.Counter(output_tokens)
+    )
+    precision = normalized_model.best_window_precision(counts, len(passage_tokens), output_tokens)
+    for got, expected in (
+        (recall, oracle.token_recall(passage, output)),
+        (precision, oracle.window_precision(passage, output)),
+    ):
+        if expected is None:
+            assert got is None
+        else:
+            assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_normalized_model_end_to_end():
+    pairs = text_pairs()
+    with duckdb.connect() as con:
+        con.execute(
+            "create table int_extraction_pages_gridded (run_id varchar, system varchar, item_id varchar, "
+            "ground_truth_text varchar, output_text varchar)"
+        )
+        con.executemany(
+            "insert into int_extraction_pages_gridded values ('r', 's', ?, ?, ?)",
+            [(f"i{n:03d}", passage, output) for n, (passage, output) in enumerate(pairs)],
+        )
+        table = normalized_model.model(FakeDbt(con), con)
+    rows = {row["item_id"]: row for row in table.to_pylist()}
+    assert table.schema == normalized_model.SCHEMA
+    assert len(rows) == len(pairs)
+    for n, (passage, output) in enumerate(pairs):
+        row = rows[f"i{n:03d}"]
+        assert row["normalizer_version"] == "nfkc-ws-1"
+        assert row["normalized_output"] == oracle.normalize(output)
+        assert row["normalized_output_chars"] == len(oracle.normalize(output))
+        assert row["passage_tokens"] == len(oracle.tokenize(oracle.normalize(passage)))
+        for column, expected in (
+            ("token_recall", oracle.token_recall(passage, output)),
+            ("window_precision", oracle.window_precision(passage, output)),
+        ):
+            if expected is None:
+                assert row[column] is None, (n, column)
+            else:
+                assert row[column] == pytest.approx(expected, abs=1e-12), (n, column)
+
+
+def _scored_pages(con, groups: dict[tuple[str, str], list[tuple[int, int, int, bool]]]):
+    con.execute(
+        "create table int_extraction_pages_scored (run_id varchar, system varchar, position bigint, "
+        "item_id varchar, tp double, fp double, fn double, page_precision double, page_recall double, "
+        "exact_match boolean)"
+    )
+    for (run_id, system), pages in groups.items():
+        for position, (tp, fp, fn, exact) in enumerate(pages):
+            total = tp + fp + fn
+            ntp, nfp, nfn = (tp / total, fp / total, fn / total) if total else (0.0, 0.0, 0.0)
+            con.execute(
+                "insert into int_extraction_pages_scored values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    run_id,
+                    system,
+                    position,
+                    f"item{position:03d}",
+                    ntp,
+                    nfp,
+                    nfn,
+                    oracle.precision_score(ntp, nfp, nfn),
+                    oracle.recall_score(ntp, nfp, nfn),
+                    exact,
+                ],
+            )
+
+
+def test_bootstrap_model_matches_oracle_and_is_deterministic():
+    rng = random.Random(7)
+    groups = {
+        ("run-1", "alpha"): [
+            (rng.randint(0, 9), rng.randint(0, 5), rng.randint(0, 5), rng.random() < 0.3)
+            for _ in range(37)
+        ],
+        ("run-1", "beta"): [(0, 0, rng.randint(1, 5), False) for _ in range(10)]
+        + [(3, 0, 0, True)],
+        ("run-2", "alpha"): [(0, 0, 0, True), (2, 1, 1, False)],
+        ("run-2", "empty"): [(0, 0, 4, False)] * 3,  # no predicted shingles: precision undefined
+    }
+    config = {"bootstrap_seed": "123", "bootstrap_samples": "400"}
+    with duckdb.connect() as con:
+        _scored_pages(con, groups)
+        first = bootstrap_model.model(FakeDbt(con, config), con).to_pylist()
+        again = bootstrap_model.model(FakeDbt(con, config), con).to_pylist()
+        other_seed = bootstrap_model.model(
+            FakeDbt(con, {**config, "bootstrap_seed": "124"}), con
+        ).to_pylist()
+    assert first == again
+    assert first != other_seed
+    by_key = {(row["run_id"], row["system"]): row for row in first}
+    assert set(by_key) == set(groups)
+    for (run_id, system), pages in groups.items():
+        row = by_key[(run_id, system)]
+        normalized = []
+        for tp, fp, fn, exact in pages:
+            total = tp + fp + fn
+            normalized.append(
+                (tp / total, fp / total, fn / total, exact) if total else (0.0, 0.0, 0.0, exact)
+            )
+        expected = oracle.bootstrap_std(
+            normalized, seed=123, samples=400, run_id=run_id, system=system
+        )
+        assert row["n_pages"] == len(pages)
+        assert (row["bootstrap_seed"], row["bootstrap_samples"]) == (123, 400)
+        for metric in ("precision", "recall", "f1", "accuracy"):
+            got = row[f"shingle_{metric}_std"]
+            if expected[metric] is None:
+                assert got is None, (run_id, system, metric)
+            else:
+                assert got == pytest.approx(expected[metric], rel=1e-9, abs=1e-12), (
+                    run_id,
+                    system,
+                    metric,
+                )
+                assert row[f"shingle_{metric}_halfwidth_95"] == pytest.approx(1.96 * got)
+
+
+def test_bootstrap_group_does_not_depend_on_other_groups():
+    pages = [(3, 1, 0, False), (0, 0, 2, False), (5, 0, 0, True), (1, 2, 3, False)]
+    config = {"bootstrap_seed": "99", "bootstrap_samples": "200"}
+    with duckdb.connect() as con:
+        _scored_pages(con, {("r", "a"): pages})
+        alone = bootstrap_model.model(FakeDbt(con, config), con).to_pylist()
+    with duckdb.connect() as con:
+        _scored_pages(con, {("a-run-sorted-first", "z"): pages[:2], ("r", "a"): pages})
+        together = bootstrap_model.model(FakeDbt(con, config), con).to_pylist()
+    assert alone[0] == next(row for row in together if row["run_id"] == "r")
+
+
+def test_bootstrap_with_zero_samples_has_no_std():
+    with duckdb.connect() as con:
+        _scored_pages(con, {("r", "a"): [(1, 0, 0, True), (0, 1, 1, False)]})
+        rows = bootstrap_model.model(
+            FakeDbt(con, {"bootstrap_seed": "1", "bootstrap_samples": "0"}), con
+        ).to_pylist()
+    assert rows[0]["shingle_f1_std"] is None and rows[0]["bootstrap_samples"] == 0
