@@ -33,19 +33,19 @@ per_system as (
         count(*) as n_items,
         count(*) filter (where outcome = 'completed') as n_completed,
         count(*) filter (where outcome = 'failed') as n_failed,
-        avg(page_precision) filter (where tp + fp > 0) as shingle_precision,
-        avg(page_recall) filter (where tp + fn > 0) as shingle_recall,
-        avg(cast(exact_match as double)) as shingle_accuracy,
+        {{ stable_avg('page_precision', where='tp + fp > 0') }} as shingle_precision,
+        {{ stable_avg('page_recall', where='tp + fn > 0') }} as shingle_recall,
+        {{ stable_avg('cast(exact_match as double)') }} as shingle_accuracy,
         -- the live-URL benchmark averages completeness over raw-successful fetches only;
         -- everything else is averaged over the whole grid (failed and missing pages count 0)
-        avg(completeness) filter (where raw_success) as completeness,
-        avg(cast(raw_success as double)) as raw_success_rate,
-        avg(cast(useful_success as double)) as useful_success_rate,
-        avg(token_f1) as token_f1,
+        {{ stable_avg('completeness', where='raw_success') }} as completeness,
+        {{ stable_avg('cast(raw_success as double)') }} as raw_success_rate,
+        {{ stable_avg('cast(useful_success as double)') }} as useful_success_rate,
+        {{ stable_avg('token_f1') }} as token_f1,
         quantile_cont(latency_ms, 0.95) filter (
             where outcome = 'completed' and run_source = 'engine'
         ) / 1000.0 as latency_p95_s,
-        avg(coalesce(output_bytes, 0)) as avg_output_bytes,
+        {{ stable_avg('coalesce(output_bytes, 0)') }} as avg_output_bytes,
         coalesce(
             list_sort(list(extraction_event_id) filter (where extraction_event_id is not null)),
             cast([] as varchar[])
