@@ -26,7 +26,10 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
 
 
 def build(
-    paths: BenchPaths, *, warehouse_db: Path | None = None, scoring_vars: dict[str, Any] | None = None
+    paths: BenchPaths,
+    *,
+    warehouse_db: Path | None = None,
+    scoring_vars: dict[str, Any] | None = None,
 ) -> None:
     """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
