@@ -18,6 +18,7 @@ from bench import pipeline
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
     REPO_ROOT,
@@ -44,13 +45,6 @@ app.add_typer(import_app, name="import")
 
 console = Console(stderr=True)
 out = Console()
-
-HomeOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--home", help="Data root (default: $BENCH_HOME or ./.bench).", show_default=False
-    ),
-]
 
 
 class UserError(Exception):
@@ -137,6 +131,15 @@ def _print_run_summary(summary) -> None:
     console.print(table)
     if summary.already_finished:
         console.print("[green]this run had already finished; nothing to do[/green]")
+
+
+def _register_qa() -> None:
+    from bench import qa_cli
+
+    qa_cli.register(app, run_app, _paths)
+
+
+_register_qa()
 
 
 # --- import ----------------------------------------------------------------------------------
@@ -402,19 +405,31 @@ def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], *
         )
 
 
-def main() -> None:
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Errors a user can act on: printed as one line, exit 2, never a traceback."""
     from collectors.extraction.engines import EngineUnavailable
+    from collectors.http.keys import MissingApiKey
+    from collectors.llm.base import LlmCallError
+    from collectors.qa.runner import QaRunAborted
 
-    try:
-        app()
-    except (
+    return (
         UserError,
         ExportError,
         ValueError,
         FileNotFoundError,
         DbtError,
         EngineUnavailable,
-    ) as exc:
+        MissingApiKey,
+        LlmCallError,
+        QaRunAborted,
+    )
+
+
+def main() -> None:
+    errors = _user_errors()
+    try:
+        app()
+    except errors as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(2)
 

@@ -212,6 +212,9 @@ class ProviderCallFailed(Payload):
     status_code: int | None = None
     landed: bool  # the provider answered (e.g. 400/422): a non-answer, not a failure to reach it
     raw_body: str | None = None
+    # Optional, additive: Retry-After and request ids of failed calls are evidence too.
+    response_headers: dict[str, str] = Field(default_factory=dict)
+    vendor_request_id: str | None = None
     timings: CallTimings
     http_attempts: int = Field(ge=0)
     concurrency: int = Field(ge=1)

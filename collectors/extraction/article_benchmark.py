@@ -14,12 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
-from tenacity import (
-    retry,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_random_exponential,
-)
 
 from collectors.extraction.article_benchmark_pins import FILE_SHA256
 from collectors.extraction.corpus import (
@@ -30,7 +24,8 @@ from collectors.extraction.corpus import (
     CorpusError,
     load_corpus,
 )
-from warehouse.canonical import file_sha256, sha256_hex
+from collectors.pinned import PinError, get_pinned_bytes, new_client
+from warehouse.canonical import file_sha256
 
 NAME = "article-extraction-benchmark"
 REPOSITORY = "scrapinghub/article-extraction-benchmark"
@@ -73,26 +68,6 @@ def verify_pinned_files(root: Path) -> None:
             )
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, httpx.TransportError):
-        return True
-    return isinstance(exc, httpx.HTTPStatusError) and (
-        exc.response.status_code == 429 or exc.response.status_code >= 500
-    )
-
-
-@retry(
-    retry=retry_if_exception(_retryable),
-    stop=stop_after_attempt(4),
-    wait=wait_random_exponential(multiplier=0.5, max=8),
-    reraise=True,
-)
-def _get(client: httpx.Client, url: str) -> bytes:
-    response = client.get(url)
-    response.raise_for_status()
-    return response.content
-
-
 def fetch_article_benchmark(
     dest: Path, *, client: httpx.Client | None = None, base_url: str = RAW_BASE_URL
 ) -> Path:
@@ -107,20 +82,14 @@ def fetch_article_benchmark(
     shutil.rmtree(partial, ignore_errors=True)
     (partial / HTML_DIR).mkdir(parents=True)
     own_client = client is None
-    client = client or httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=True)
+    client = client or new_client()
     try:
         for relative, expected in sorted(FILE_SHA256.items()):
             url = f"{base_url.rstrip('/')}/{COMMIT}/{relative}"
             try:
-                data = _get(client, url)
-            except httpx.HTTPError as exc:
-                raise CorpusError(f"{url}: download failed ({exc})") from exc
-            actual = sha256_hex(data)
-            if actual != expected:
-                raise CorpusError(
-                    f"{url}: sha256 {actual} does not match the pinned {expected} "
-                    f"for {relative} of {_LABEL}"
-                )
+                data = get_pinned_bytes(client, url, expected)
+            except PinError as exc:
+                raise CorpusError(f"{exc} ({relative} of {_LABEL})") from exc
             (partial / relative).write_bytes(data)
         partial.rename(dest)
     finally:

@@ -1,0 +1,337 @@
+"""`bench plan|run simpleqa`, `bench plan|run qa`, `bench preflight`: the question-answering family."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bench import pipeline
+from bench.options import HomeOption
+from bench.settings import shared_data_dir
+from warehouse.paths import BenchPaths
+
+console = Console(stderr=True)
+out = Console()
+
+SIMPLEQA_FILE = Path("simpleqa") / "simple_qa_test_set.csv"
+
+LanesOption = Annotated[
+    str,
+    typer.Option(
+        help="Comma-separated lanes (offline: local-bm25, closed-book; vendors need keys)."
+    ),
+]
+LimitOption = Annotated[
+    int | None, typer.Option(min=1, help="Sample N questions (simple-evals sampler).")
+]
+SeedOption = Annotated[int, typer.Option("--random-state", help="Sampler seed (simple-evals: 0).")]
+CorpusOption = Annotated[
+    str,
+    typer.Option(help="Corpus for local-bm25: 'demo', a corpus directory or a documents .jsonl."),
+]
+SynthOption = Annotated[
+    str,
+    typer.Option(
+        help="offline | anthropic:<model> | openai:<model> | openai-compatible:<model>@<url>"
+    ),
+]
+GraderOption = Annotated[
+    str,
+    typer.Option(help="offline (labelled non-official) | openai:<model> (official template) | ..."),
+]
+JudgeOption = Annotated[
+    str, typer.Option(help="UMBRELA relevance judge: offline | none | <llm spec>.")
+]
+
+
+def _roles(paths: BenchPaths, synthesizer: str, grader: str, relevance_judge: str):
+    from collectors.qa.role_specs import build_grader, build_relevance_judge, build_synthesizer
+
+    judge = None if relevance_judge == "none" else build_relevance_judge(relevance_judge)
+    return build_synthesizer(synthesizer), build_grader(grader, cache_dir=paths.cache_dir), judge
+
+
+def _lanes(names: str, corpus: str, paths: BenchPaths, *, planning: bool = False):
+    import os
+
+    from collectors.qa.lane_registry import build_lanes
+    from collectors.qa.local_corpus import from_extraction_corpus, load_local_corpus
+
+    lane_names = [n.strip() for n in names.split(",") if n.strip()]
+    local = None
+    if "local-bm25" in lane_names:
+        if corpus == "demo":
+            from collectors.extraction.demo_corpus import ensure_demo_corpus
+
+            local = from_extraction_corpus(ensure_demo_corpus(paths.corpora_dir / "demo"))
+        else:
+            local = load_local_corpus(Path(corpus))
+    environ = dict(os.environ)
+    if planning:
+        # A plan calls nothing, so it must not need keys: the user wants the cost first.
+        from collectors.search import LANES
+
+        for name in lane_names:
+            if name in LANES:
+                environ.setdefault(LANES[name].key_env, "not-needed-for-a-plan")
+    return build_lanes(
+        lane_names, corpus=local, environ=environ, base_urls=_base_url_overrides(environ)
+    )
+
+
+def _base_url_overrides(environ) -> dict[str, str]:
+    """BENCH_BASE_URL_<PROVIDER or LANE>=http://host:port: a proxy, a self-hosted gateway or the
+    loopback fake server, without touching code. E.g. BENCH_BASE_URL_BRAVE=http://127.0.0.1:9000."""
+    prefix = "BENCH_BASE_URL_"
+    return {
+        key[len(prefix) :].lower(): value
+        for key, value in environ.items()
+        if key.startswith(prefix) and value
+    }
+
+
+def _simpleqa(paths: BenchPaths, dataset_file: Path | None):
+    from collectors.qa.simpleqa import load_simpleqa
+
+    if dataset_file is None and (shared_data_dir() / SIMPLEQA_FILE).exists():
+        dataset_file = shared_data_dir() / SIMPLEQA_FILE
+    return load_simpleqa(dataset_file, cache_dir=paths.cache_dir)
+
+
+def _questions(spec: str):
+    from collectors.qa.question_sets import DEMO_QUESTION_SET, load_question_set
+
+    return load_question_set(DEMO_QUESTION_SET if spec == "demo" else Path(spec))
+
+
+def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bool) -> None:
+    from collectors.qa.plan import plan_qa
+
+    synthesizer, grader, judge = roles
+    plan = plan_qa(
+        dataset,
+        lanes,
+        limit=limit,
+        random_state=random_state,
+        synthesizer=synthesizer,
+        grader=grader,
+        relevance_judge=judge,
+        series=series,
+        log=pipeline.event_log(paths),
+    )
+    summary = plan.as_dict()
+    if as_json:
+        out.print_json(json.dumps(summary, default=str))
+        return
+    table = Table(title=f"plan: run {summary.get('run_id', plan.run_id)}")
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in summary.items():
+        if isinstance(value, list | dict):
+            value = f"{len(value)} entries (see --json)"
+        table.add_row(str(key), str(value))
+    out.print(table)
+
+
+def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from collectors.qa.runner import run_qa
+
+    synthesizer, grader, judge = roles
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task(f"{dataset.dataset.name}", total=None)
+        summary = run_qa(
+            pipeline.event_log(paths),
+            dataset,
+            lanes,
+            limit=limit,
+            random_state=random_state,
+            synthesizer=synthesizer,
+            grader=grader,
+            relevance_judge=judge,
+            series=series,
+            retry_failed=retry_failed,
+            argv=sys.argv[1:],
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    table = Table(title=f"run {summary.run_id}")
+    for column in ("status", "outcomes", "grades"):
+        table.add_column(column)
+    table.add_row(summary.status, json.dumps(summary.outcomes), json.dumps(summary.grades))
+    console.print(table)
+    if score:
+        with console.status("loading events, building marts, publishing"):
+            pipeline.refresh(paths)
+        console.print(f"published {paths.serve_db}")
+    if summary.aborted_lanes:
+        for lane, reason in dict(summary.aborted_lanes).items():
+            console.print(f"[red]lane {lane} aborted:[/red] {reason}")
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> None:
+    plan_app = typer.Typer(
+        help="Show what a run would do (questions, calls, cost) without calling anything."
+    )
+    app.add_typer(plan_app, name="plan")
+
+    @plan_app.command("simpleqa")
+    def plan_simpleqa(
+        lanes: LanesOption = "local-bm25,closed-book",
+        limit: LimitOption = None,
+        random_state: SeedOption = 0,
+        dataset_file: Annotated[
+            Path | None, typer.Option(help="Local copy of the SimpleQA CSV.")
+        ] = None,
+        corpus: CorpusOption = "demo",
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        home: HomeOption = None,
+    ) -> None:
+        """Plan a SimpleQA run: sampled row positions, questions, calls per lane, estimated cost."""
+        paths = paths_for(home)
+        _plan(
+            paths,
+            _simpleqa(paths, dataset_file),
+            _lanes(lanes, corpus, paths, planning=True),
+            limit,
+            random_state,
+            _roles(paths, synthesizer, grader, relevance_judge),
+            series,
+            as_json,
+        )
+
+    @plan_app.command("qa")
+    def plan_qa_cmd(
+        questions: Annotated[str, typer.Option(help="Question set CSV/JSONL, or 'demo'.")] = "demo",
+        lanes: LanesOption = "local-bm25,closed-book",
+        limit: LimitOption = None,
+        random_state: SeedOption = 0,
+        corpus: CorpusOption = "demo",
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        home: HomeOption = None,
+    ) -> None:
+        """Plan a run over your own question set."""
+        paths = paths_for(home)
+        _plan(
+            paths,
+            _questions(questions),
+            _lanes(lanes, corpus, paths, planning=True),
+            limit,
+            random_state,
+            _roles(paths, synthesizer, grader, relevance_judge),
+            series,
+            as_json,
+        )
+
+    @run_app.command("simpleqa")
+    def run_simpleqa(
+        lanes: LanesOption = "local-bm25,closed-book",
+        limit: LimitOption = None,
+        random_state: SeedOption = 0,
+        dataset_file: Annotated[
+            Path | None, typer.Option(help="Local copy of the SimpleQA CSV.")
+        ] = None,
+        corpus: CorpusOption = "demo",
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
+        retry_failed: Annotated[
+            bool, typer.Option(help="Retry units whose outcome was 'failed'.")
+        ] = False,
+        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Run SimpleQA lanes: search → chunks → one synthesizer → grader → URL metrics + relevance."""
+        paths = paths_for(home)
+        _run(
+            paths,
+            _simpleqa(paths, dataset_file),
+            _lanes(lanes, corpus, paths),
+            limit,
+            random_state,
+            _roles(paths, synthesizer, grader, relevance_judge),
+            series,
+            retry_failed,
+            score,
+        )
+
+    @run_app.command("qa")
+    def run_qa_cmd(
+        questions: Annotated[str, typer.Option(help="Question set CSV/JSONL, or 'demo'.")] = "demo",
+        lanes: LanesOption = "local-bm25,closed-book",
+        limit: LimitOption = None,
+        random_state: SeedOption = 0,
+        corpus: CorpusOption = "demo",
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
+        retry_failed: Annotated[
+            bool, typer.Option(help="Retry units whose outcome was 'failed'.")
+        ] = False,
+        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Run your own question set (question, gold_answer[, gold_urls, topic]) through the lanes."""
+        paths = paths_for(home)
+        _run(
+            paths,
+            _questions(questions),
+            _lanes(lanes, corpus, paths),
+            limit,
+            random_state,
+            _roles(paths, synthesizer, grader, relevance_judge),
+            series,
+            retry_failed,
+            score,
+        )
+
+    @app.command()
+    def preflight(
+        lanes: LanesOption = "local-bm25,closed-book",
+        corpus: CorpusOption = "demo",
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        home: HomeOption = None,
+    ) -> None:
+        """One minimal call per lane and LLM role: which keys work, before any spend."""
+        from collectors.qa.preflight import preflight_qa
+
+        paths = paths_for(home)
+        synth, grade, judge = _roles(paths, synthesizer, grader, relevance_judge)
+        checks = preflight_qa(
+            _lanes(lanes, corpus, paths), synthesizer=synth, grader=grade, relevance_judge=judge
+        )
+        table = Table(title="preflight")
+        for column in ("component", "ok", "status", "detail"):
+            table.add_column(column)
+        for check in checks:
+            table.add_row(
+                check.component, "yes" if check.ok else "[red]no[/red]", check.status, check.detail
+            )
+        out.print(table)
+        if not all(check.ok for check in checks):
+            raise typer.Exit(1)

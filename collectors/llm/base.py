@@ -1,0 +1,102 @@
+"""The one protocol every LLM backend implements, and the error it raises.
+
+`complete()` sends one conversation and returns an `LlmCallRecord`: model id, sampling
+params, prompt id + sha256, usage, raw completion, vendor request id and latency. Keys come
+from the environment and never enter a record. Retries are the SDK's own, bounded by
+`max_retries` (never wrapped twice).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from warehouse.events import LlmCallRecord
+
+Messages = Sequence[dict[str, str]]
+
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_TIMEOUT_S = 120.0
+MAX_RAW_ERROR_CHARS = 4_000
+AUTH_STATUSES = frozenset({401, 402, 403})
+
+
+@dataclass(frozen=True)
+class PromptRef:
+    """Which versioned prompt a call was rendered from (not the rendered text)."""
+
+    prompt_id: str
+    sha256: str
+
+
+class LlmConfigError(ValueError):
+    """The backend cannot be used as configured (missing key, unknown provider)."""
+
+
+@dataclass
+class LlmCallError(Exception):
+    """A call that produced no completion after the SDK's bounded retries."""
+
+    message: str
+    provider: str
+    model: str
+    error_class: str  # timeout | connection | http_status | auth | malformed_body
+    status_code: int | None = None
+    raw_body: str | None = None
+    vendor_request_id: str | None = None
+    latency_ms: float | None = None
+    request: dict[str, Any] = field(default_factory=dict)  # method, url, body (no secrets)
+
+    def __str__(self) -> str:
+        status = f" (HTTP {self.status_code})" if self.status_code else ""
+        return f"{self.provider}:{self.model}{status}: {self.message}"
+
+    @property
+    def landed(self) -> bool:
+        """The provider answered this request (4xx: a rejection); a 5xx after retries, like a
+        timeout, counts as never landed (methodology 2.3)."""
+        return self.status_code is not None and self.status_code < 500
+
+    @property
+    def is_auth(self) -> bool:
+        return self.status_code in AUTH_STATUSES
+
+
+@runtime_checkable
+class LlmClient(Protocol):
+    provider: str  # anthropic | openai | openai-compatible | offline
+    base_url: str | None
+
+    def complete(
+        self,
+        messages: Messages | str,
+        *,
+        prompt: PromptRef,
+        model: str,
+        temperature: float | None,
+        max_tokens: int,
+        system: str | None = None,
+    ) -> LlmCallRecord: ...
+
+
+def as_messages(messages: Messages | str) -> list[dict[str, str]]:
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    return [dict(message) for message in messages]
+
+
+def api_key_from_env(variable: str, *, required: bool = True) -> str | None:
+    key = os.environ.get(variable)
+    if not key and required:
+        raise LlmConfigError(
+            f"{variable} is not set; export it (keys are read from the environment only)"
+        )
+    return key or None
+
+
+def truncate(text: str | None, limit: int = MAX_RAW_ERROR_CHARS) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [truncated, {len(text)} chars]"

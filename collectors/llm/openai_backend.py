@@ -1,0 +1,149 @@
+"""OpenAI Chat Completions through the official SDK, and any OpenAI-compatible server.
+
+One module for both: vLLM, Ollama and llama.cpp speak the same `/chat/completions` shape at
+another base URL. The provider label keeps the two apart in every record ("openai" vs
+"openai-compatible"), and the base URL is recorded with each call.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx2
+import openai
+
+from collectors.llm.base import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    LlmCallError,
+    LlmConfigError,
+    Messages,
+    PromptRef,
+    api_key_from_env,
+    as_messages,
+    truncate,
+)
+from warehouse.events import LlmCallRecord
+
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+COMPATIBLE_KEY_ENV = "OPENAI_COMPATIBLE_API_KEY"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Local servers (Ollama, llama.cpp) accept any key; the SDK insists on one.
+LOCAL_SERVER_PLACEHOLDER_KEY = "unused-by-local-server"
+
+
+class OpenAIBackend:
+    def __init__(
+        self,
+        *,
+        provider: str = "openai",
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        http_client: httpx2.Client | None = None,
+    ):
+        if provider not in ("openai", "openai-compatible"):
+            raise LlmConfigError(f"provider {provider!r}: expected 'openai' or 'openai-compatible'")
+        if provider == "openai-compatible" and not base_url:
+            raise LlmConfigError(
+                "an openai-compatible backend needs a base URL (e.g. http://127.0.0.1:11434/v1)"
+            )
+        self.provider = provider
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.max_retries = max_retries
+        if provider == "openai":
+            key = api_key_from_env(OPENAI_KEY_ENV)
+        else:
+            key = (
+                api_key_from_env(COMPATIBLE_KEY_ENV, required=False) or LOCAL_SERVER_PLACEHOLDER_KEY
+            )
+        self._client = openai.OpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            max_retries=max_retries,
+            timeout=timeout_s,
+            http_client=http_client or httpx2.Client(timeout=timeout_s),
+        )
+
+    def settings(self) -> dict[str, object]:
+        return {"base_url": self.base_url, "max_retries": self.max_retries}
+
+    def complete(
+        self,
+        messages: Messages | str,
+        *,
+        prompt: PromptRef,
+        model: str,
+        temperature: float | None,
+        max_tokens: int,
+        system: str | None = None,
+    ) -> LlmCallRecord:
+        conversation = as_messages(messages)
+        if system:
+            conversation = [{"role": "system", "content": system}, *conversation]
+        body: dict[str, object] = {
+            "model": model,
+            "messages": conversation,
+            "max_tokens": max_tokens,
+        }
+        if temperature is not None:
+            body["temperature"] = temperature
+        started = time.perf_counter()
+        try:
+            completion = self._client.chat.completions.create(**body)  # type: ignore[arg-type]
+        except (openai.APIStatusError, openai.APIConnectionError) as exc:
+            raise self._error(exc, model, body, started) from None
+        latency_ms = (time.perf_counter() - started) * 1000
+        if not completion.choices:
+            raise LlmCallError(
+                message="the response has no choices",
+                provider=self.provider,
+                model=model,
+                error_class="malformed_body",
+                status_code=200,
+                vendor_request_id=completion._request_id or completion.id,
+                latency_ms=latency_ms,
+                request=self._request(body),
+            )
+        usage = completion.usage
+        return LlmCallRecord(
+            provider=self.provider,
+            model=completion.model or model,
+            base_url=self.base_url,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            prompt_id=prompt.prompt_id,
+            prompt_sha256=prompt.sha256,
+            raw_completion=completion.choices[0].message.content or "",
+            input_tokens=getattr(usage, "prompt_tokens", None),
+            output_tokens=getattr(usage, "completion_tokens", None),
+            vendor_request_id=completion._request_id or completion.id,
+            latency_ms=latency_ms,
+        )
+
+    def _request(self, body: dict) -> dict:
+        return {"method": "POST", "url": f"{self.base_url}/chat/completions", "body": body}
+
+    def _error(self, exc: Exception, model: str, body: dict, started: float) -> LlmCallError:
+        latency_ms = (time.perf_counter() - started) * 1000
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            return LlmCallError(
+                message=str(exc),
+                provider=self.provider,
+                model=model,
+                error_class="auth" if status in (401, 402, 403) else "http_status",
+                status_code=status,
+                raw_body=truncate(exc.response.text),
+                vendor_request_id=exc.response.headers.get("x-request-id"),
+                latency_ms=latency_ms,
+                request=self._request(body),
+            )
+        return LlmCallError(
+            message=str(exc) or type(exc).__name__,
+            provider=self.provider,
+            model=model,
+            error_class="timeout" if isinstance(exc, openai.APITimeoutError) else "connection",
+            latency_ms=latency_ms,
+            request=self._request(body),
+        )

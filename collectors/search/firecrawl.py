@@ -1,0 +1,51 @@
+"""Firecrawl search: POST {base}/v2/search, `Authorization: Bearer <key>`.
+
+Body: query, limit, sources=["web"], timeout (ms); no scrape options: snippets only, like the
+other SERP lanes. Chunk text = `description`. Results live under `data.web` (v2 REST); a bare
+top-level `web` (the SDK's flattened shape) is read too. Request id: `id` in the body when
+present (not documented for search).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from warehouse.events import Chunk
+
+PROVIDER = "firecrawl"
+KEY_ENV = "FIRECRAWL_API_KEY"
+BASE_URL = "https://api.firecrawl.dev"
+SEARCH_PATH = "/v2/search"
+NORMALIZER_VERSION = "firecrawl_search@1"
+PRICE_USD_PER_1K = 1.98  # Standard plan $99 / 100k credits, 2 credits per 10 results
+# Firecrawl's own budget, below our 60 s attempt deadline so it answers before we give up.
+SERVER_TIMEOUT_MS = 55_000
+
+
+def build_request(base_url: str, api_key: str, query: str, max_results: int) -> ProviderRequest:
+    return ProviderRequest(
+        method="POST",
+        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
+        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        json_body={
+            "query": query,
+            "limit": max_results,
+            "sources": ["web"],
+            "timeout": SERVER_TIMEOUT_MS,
+        },
+    )
+
+
+def normalise(document: Any) -> list[Chunk]:
+    results = objects_at(document, "data", "web") or objects_at(document, "web")
+    return ranked_chunks(
+        (string(r.get("url")), string(r.get("title")), string(r.get("description")))
+        for r in results
+    )
+
+
+def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
+    return body_string(document, "id") or request_id_from_headers(headers, document)

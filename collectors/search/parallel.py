@@ -1,0 +1,56 @@
+"""Parallel search: POST {base}/v1/search, `x-api-key: <key>`.
+
+Body: objective=q, search_queries=[q], mode (basic | turbo: one lane each),
+advanced_settings.max_results. Chunk text = the `excerpts`, one per line. Request id:
+`search_id` in the body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.search.common import (
+    body_string,
+    join_snippets,
+    objects_at,
+    ranked_chunks,
+    string,
+    strings,
+)
+from warehouse.events import Chunk
+
+PROVIDER = "parallel"
+KEY_ENV = "PARALLEL_API_KEY"
+BASE_URL = "https://api.parallel.ai"
+SEARCH_PATH = "/v1/search"
+NORMALIZER_VERSION = "parallel_search@1"
+PRICE_USD_PER_1K = {"basic": 5.00, "turbo": 1.00}
+
+
+def build_request(
+    base_url: str, api_key: str, query: str, max_results: int, *, mode: str
+) -> ProviderRequest:
+    return ProviderRequest(
+        method="POST",
+        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
+        headers={"x-api-key": api_key, "Accept": "application/json"},
+        json_body={
+            "objective": query,
+            "search_queries": [query],
+            "mode": mode,
+            "advanced_settings": {"max_results": max_results},
+        },
+    )
+
+
+def normalise(document: Any) -> list[Chunk]:
+    return ranked_chunks(
+        (string(r.get("url")), string(r.get("title")), join_snippets(strings(r.get("excerpts"))))
+        for r in objects_at(document, "results")
+    )
+
+
+def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
+    return body_string(document, "search_id") or request_id_from_headers(headers, document)

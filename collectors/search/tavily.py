@@ -1,0 +1,49 @@
+"""Tavily search: POST {base}/search, `Authorization: Bearer <key>`.
+
+Body: query, search_depth (basic | fast: one lane each), include_answer=false, max_results.
+Chunk text = `content` (the snippet; `raw_content` is not requested). Request id: `request_id`
+in the body when present (not confirmed for every API version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from warehouse.events import Chunk
+
+PROVIDER = "tavily"
+KEY_ENV = "TAVILY_API_KEY"
+BASE_URL = "https://api.tavily.com"
+SEARCH_PATH = "/search"
+NORMALIZER_VERSION = "tavily_search@1"
+PRICE_USD_PER_1K = 8.00  # 1 credit x $0.008, basic and fast alike
+
+
+def build_request(
+    base_url: str, api_key: str, query: str, max_results: int, *, search_depth: str
+) -> ProviderRequest:
+    return ProviderRequest(
+        method="POST",
+        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
+        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        json_body={
+            "query": query,
+            "search_depth": search_depth,
+            "include_answer": False,
+            "max_results": max_results,
+        },
+    )
+
+
+def normalise(document: Any) -> list[Chunk]:
+    return ranked_chunks(
+        (string(r.get("url")), string(r.get("title")), string(r.get("content")))
+        for r in objects_at(document, "results")
+    )
+
+
+def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
+    return body_string(document, "request_id") or request_id_from_headers(headers, document)

@@ -1,0 +1,195 @@
+"""A loopback fake of the two LLM API shapes the SDKs speak, with delays and faults.
+
+    with FakeLlmServer(responder) as fake:
+        AnthropicBackend(base_url=fake.base_url)            # POST /v1/messages
+        OpenAIBackend(base_url=f"{fake.base_url}/v1")       # POST /v1/chat/completions
+
+`responder(prompt_text) -> completion text`. Faults are queued status codes consumed one per
+request (None = answer normally), or targeted: `fail_when(status, "text", ...)` fails the first
+request whose prompt contains every given text (order-independent under concurrency). Every request is recorded (path, headers, JSON body).
+Responses are shaped like the vendors' documented bodies (id, model, usage, request id header).
+Run standalone (`python -m tests.qa.llm_fake --delay 0.2`) it prints `PORT <n>` and serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_IDS = itertools.count(1)
+
+
+def default_responder(prompt: str) -> str:
+    """Grades for grader prompts, a score for relevance prompts, else a short answer."""
+    if "Final score:" in prompt:
+        return "The result names the subject.\nFinal score: 2"
+    if "Gold target:" in prompt:
+        return "A"
+    if "Search results:" in prompt:
+        return "RuntimeError"
+    return "I don't know"
+
+
+@dataclass
+class RecordedCall:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+
+
+@dataclass
+class _State:
+    responder: Callable[[str], str]
+    delay_s: float = 0.0
+    faults: deque = field(default_factory=deque)
+    targeted: list = field(default_factory=list)  # [(status, (substrings...))], one use each
+    calls: list[RecordedCall] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    state: _State
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        call = RecordedCall(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        with self.state.lock:
+            self.state.calls.append(call)
+            fault = self.state.faults.popleft() if self.state.faults else None
+            for index, (status, needles) in enumerate(self.state.targeted):
+                if fault is None and all(needle in call.prompt for needle in needles):
+                    fault = status
+                    del self.state.targeted[index]
+                    break
+        if self.state.delay_s:
+            time.sleep(self.state.delay_s)
+        if fault is not None:
+            self._send(
+                fault,
+                {"type": "error", "error": {"type": "fake_fault", "message": f"fault {fault}"}},
+            )
+            return
+        text = self.state.responder(call.prompt)
+        n = next(_IDS)
+        if self.path.endswith("/v1/messages"):
+            document = {
+                "id": f"msg_fake{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 11 + n % 3, "output_tokens": 3},
+            }
+            self._send(200, document, {"request-id": f"req_fake{n}"})
+        elif self.path.endswith("/chat/completions"):
+            document = {
+                "id": f"chatcmpl-fake{n}",
+                "object": "chat.completion",
+                "created": 1_700_000_000,
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 21, "completion_tokens": 4, "total_tokens": 25},
+            }
+            self._send(200, document, {"x-request-id": f"req_oai{n}"})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+    def _send(self, status: int, document: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class FakeLlmServer:
+    def __init__(
+        self, responder: Callable[[str], str] = default_responder, *, delay_s: float = 0.0
+    ):
+        self.state = _State(responder=responder, delay_s=delay_s)
+        self._server: ThreadingHTTPServer | None = None
+
+    def start(self, port: int = 0) -> FakeLlmServer:
+        handler = type("Handler", (_Handler,), {"state": self.state})
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self._server.daemon_threads = True
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeLlmServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def add_faults(self, *statuses: int | None) -> None:
+        with self.state.lock:
+            self.state.faults.extend(statuses)
+
+    def fail_when(self, status: int, *needles: str) -> None:
+        with self.state.lock:
+            self.state.targeted.append((status, needles))
+
+    @property
+    def calls(self) -> list[RecordedCall]:
+        with self.state.lock:
+            return list(self.state.calls)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    server = FakeLlmServer(delay_s=args.delay).start()
+    print(f"PORT {server.base_url.rsplit(':', 1)[1]}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

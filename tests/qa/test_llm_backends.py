@@ -1,0 +1,170 @@
+"""LLM backends against a loopback server speaking the vendors' shapes (SDKs on httpx2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectors.llm import LlmCallError, LlmConfigError, PromptRef, make_backend
+from collectors.llm.anthropic_backend import API_VERSION, AnthropicBackend
+from collectors.llm.openai_backend import OpenAIBackend
+
+PROMPT = PromptRef("test-prompt@1", "ab" * 32)
+CANARY = "sk-canary-7f3a9c1e-do-not-log"
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.delenv("OPENAI_COMPATIBLE_API_KEY", raising=False)
+
+
+def test_anthropic_messages_shape_and_record(fake_llm, keys):
+    backend = AnthropicBackend(base_url=fake_llm.base_url, max_retries=0)
+    record = backend.complete(
+        "Who? Search results: x",
+        prompt=PROMPT,
+        model="claude-test-1",
+        temperature=0.0,
+        max_tokens=64,
+        system="be brief",
+    )
+    assert record.provider == "anthropic" and record.model == "claude-test-1"
+    assert record.raw_completion == "RuntimeError"
+    assert (record.input_tokens, record.output_tokens) == (
+        record.input_tokens,
+        3,
+    ) and record.input_tokens >= 11
+    assert record.vendor_request_id.startswith("req_fake")
+    assert record.prompt_id == "test-prompt@1" and record.prompt_sha256 == "ab" * 32
+    assert record.temperature == 0.0 and record.max_tokens == 64 and record.latency_ms > 0
+    assert record.base_url == fake_llm.base_url
+    (call,) = fake_llm.calls
+    assert call.path == "/v1/messages"
+    assert call.headers["anthropic-version"] == API_VERSION == "2023-06-01"
+    assert call.headers["x-api-key"] == CANARY  # sent to the provider...
+    assert CANARY not in record.model_dump_json()  # ...never recorded
+    assert call.body["temperature"] == 0.0 and call.body["max_tokens"] == 64
+    assert call.body["system"] == "be brief" and call.body["model"] == "claude-test-1"
+    assert call.body["messages"] == [{"role": "user", "content": "Who? Search results: x"}]
+
+
+def test_openai_chat_completions_shape_and_record(fake_llm, keys):
+    backend = OpenAIBackend(base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    record = backend.complete(
+        [{"role": "user", "content": "Gold target: x"}],
+        prompt=PROMPT,
+        model="gpt-test",
+        temperature=0.5,
+        max_tokens=2048,
+        system="You are a helpful assistant.",
+    )
+    assert record.provider == "openai" and record.model == "gpt-test"
+    assert record.raw_completion == "A"
+    assert (record.input_tokens, record.output_tokens) == (21, 4)
+    assert record.vendor_request_id.startswith("req_oai")
+    (call,) = fake_llm.calls
+    assert call.path == "/v1/chat/completions"
+    assert call.headers["authorization"] == f"Bearer {CANARY}"
+    assert call.body["messages"][0] == {"role": "system", "content": "You are a helpful assistant."}
+    assert call.body["temperature"] == 0.5 and call.body["max_tokens"] == 2048
+
+
+def test_openai_compatible_needs_no_key_and_is_labelled(fake_llm, keys):
+    backend = make_backend("openai-compatible", base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    record = backend.complete(
+        "hi", prompt=PROMPT, model="llama-local", temperature=None, max_tokens=8
+    )
+    assert record.provider == "openai-compatible" and record.base_url.endswith("/v1")
+    assert "temperature" not in fake_llm.calls[0].body
+    assert fake_llm.calls[0].headers["authorization"] != f"Bearer {CANARY}"
+
+
+def test_missing_keys_fail_before_any_call(monkeypatch, fake_llm):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(LlmConfigError, match="ANTHROPIC_API_KEY is not set"):
+        AnthropicBackend(base_url=fake_llm.base_url)
+    with pytest.raises(LlmConfigError, match="OPENAI_API_KEY is not set"):
+        make_backend("openai")
+    with pytest.raises(LlmConfigError, match="needs a base URL"):
+        make_backend("openai-compatible")
+    with pytest.raises(LlmConfigError, match="unknown LLM provider"):
+        make_backend("gemini")
+    assert fake_llm.calls == []
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+@pytest.mark.parametrize(
+    ("status", "error_class", "landed", "auth"),
+    [
+        (400, "http_status", True, False),
+        (401, "auth", True, True),
+        (503, "http_status", False, False),
+    ],
+)
+def test_errors_are_mapped(fake_llm, keys, kind, status, error_class, landed, auth):
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    fake_llm.add_faults(status)
+    with pytest.raises(LlmCallError) as err:
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    exc = err.value
+    assert (exc.status_code, exc.error_class, exc.landed, exc.is_auth) == (
+        status,
+        error_class,
+        landed,
+        auth,
+    )
+    assert exc.request["method"] == "POST" and exc.request["body"]["model"] == "m"
+    assert CANARY not in repr(exc.request) and CANARY not in (exc.raw_body or "")
+
+
+def test_bounded_retries_are_the_sdks(fake_llm, keys):
+    backend = OpenAIBackend(base_url=f"{fake_llm.base_url}/v1", max_retries=1)
+    fake_llm.add_faults(500, 500, 500)
+    with pytest.raises(LlmCallError):
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    assert len(fake_llm.calls) == 2  # one try + max_retries, never more
+
+
+def test_unreachable_server_is_a_connection_error(keys):
+    backend = OpenAIBackend(base_url="http://127.0.0.1:9/v1", max_retries=0, timeout_s=2)
+    with pytest.raises(LlmCallError) as err:
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    assert err.value.error_class in ("connection", "timeout") and not err.value.landed
+
+
+def test_role_specs(fake_llm, keys, tmp_path):
+    from collectors.qa.offline import (
+        ExtractiveSynthesizer,
+        LexicalRelevanceJudge,
+        NormalizedMatchGrader,
+    )
+    from collectors.qa.role_specs import (
+        LlmSpec,
+        build_grader,
+        build_relevance_judge,
+        build_synthesizer,
+        parse_llm_spec,
+    )
+    from collectors.qa.roles import LlmSynthesizer, UmbrelaJudge
+
+    assert parse_llm_spec("offline") is None
+    assert parse_llm_spec("openai:gpt-4o") == LlmSpec("openai", "gpt-4o")
+    assert parse_llm_spec("openai-compatible:llama3@http://127.0.0.1:11434/v1") == LlmSpec(
+        "openai-compatible", "llama3", "http://127.0.0.1:11434/v1"
+    )
+    for bad in ("gpt-4o", "gemini:x", "openai-compatible:llama3", "anthropic:"):
+        with pytest.raises(LlmConfigError, match="--llm"):
+            parse_llm_spec(bad)
+    assert isinstance(build_synthesizer("offline"), ExtractiveSynthesizer)
+    assert isinstance(build_grader("offline", cache_dir=tmp_path), NormalizedMatchGrader)
+    assert not list(tmp_path.iterdir())  # the offline grader fetches no template
+    assert isinstance(build_relevance_judge("offline"), LexicalRelevanceJudge)
+    assert build_relevance_judge(None) is None and build_relevance_judge("none") is None
+    synth = build_synthesizer(f"openai-compatible:m@{fake_llm.base_url}/v1")
+    assert isinstance(synth, LlmSynthesizer) and synth.system_ref().settings["base_url"].endswith(
+        "/v1"
+    )
+    assert isinstance(build_relevance_judge("anthropic:claude-x"), UmbrelaJudge)
