@@ -19,6 +19,10 @@ PAGES = [
     ),
     st.Page("app_pages/runs.py", title="Runs", url_path="runs"),
     st.Page("app_pages/item_lineage.py", title="Item lineage", url_path="item_lineage"),
+    st.Page("app_pages/qa_leaderboard.py", title="QA leaderboard", url_path="qa_leaderboard"),
+    st.Page("app_pages/qa_compare.py", title="QA lane vs lane", url_path="qa_compare"),
+    st.Page("app_pages/qa_series.py", title="QA series", url_path="qa_series"),
+    st.Page("app_pages/qa_lineage.py", title="QA lineage", url_path="qa_lineage"),
 ]
 
 st.navigation(PAGES).run()

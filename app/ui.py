@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from app import data
@@ -75,3 +77,81 @@ def stop_with(message: str) -> None:
     """A static (never data-built) notice, then end the page."""
     st.info(message)
     st.stop()
+
+
+# --- question answering pages ------------------------------------------------------------------
+
+QA_HOW_TO = (
+    "Create them with `bench run qa --questions demo` (offline demo questions and lanes) or "
+    "`bench run simpleqa --limit 20`; each run ingests, builds the marts and publishes the "
+    "snapshot. Then reload this page."
+)
+
+
+def require_qa_snapshot() -> data.QaStatus:
+    """Show the QA empty state and stop the page unless the QA marts are there and hold rows."""
+    status = data.qa_status()
+    if status.ready:
+        return status
+    if status.state == "unreadable":
+        st.error("The serving snapshot exists but could not be read. " + QA_HOW_TO)
+        st.code(status.detail, language=None, wrap_lines=True)
+    elif status.state == "mismatch":
+        st.error(
+            "The snapshot's QA marts do not have the columns of docs/warehouse-contract.md "
+            "(rebuild with a matching version of the dbt project). " + QA_HOW_TO
+        )
+        st.code("\n".join(status.missing), language=None)
+    else:
+        st.info("No question-answering results to show yet. " + QA_HOW_TO)
+    st.text(f"Serving snapshot: {status.path} ({status.detail})")
+    st.stop()
+    raise AssertionError("unreachable: st.stop() ends the script run")
+
+
+def pick(
+    label: str,
+    options: list[str],
+    key: str,
+    param: str,
+    fmt: Callable[[str], str] = str,
+) -> str | None:
+    """A selectbox that starts from the `?param=` of a deep link and writes its choice back."""
+    if not options:
+        return None
+    if st.session_state.get(key) not in options:
+        wanted = st.query_params.get(param)
+        if key not in st.session_state and wanted is not None and wanted not in options:
+            st.warning(f"The linked {param} is not in this snapshot; showing the first one.")
+        st.session_state[key] = wanted if wanted in options else options[0]
+    choice = st.selectbox(label, options, key=key, format_func=fmt)
+    st.query_params[param] = choice
+    return choice
+
+
+def grader_banner(grader_id: str, official: Any) -> None:
+    """The grader regime of everything below, stated before any number."""
+    if bool(official):
+        st.success(
+            f"Grader regime: {md_escape(grader_id)} (official SimpleQA classifier template). "
+            "Only rows graded by this grader are shown together."
+        )
+    else:
+        st.warning(
+            f"Grader regime: {md_escape(grader_id)} (NOT the official SimpleQA template: a "
+            "project-written grader). Its accuracies are not comparable with upstream figures "
+            "or with other grader regimes."
+        )
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    return f"{100 * float(value):.{digits}f} %" if is_number(value) else "–"
+
+
+def date_text(value: Any) -> str:
+    """A date as YYYY-MM-DD (DuckDB dates arrive as pandas timestamps), '–' when missing."""
+    if value is None or (not isinstance(value, str) and bool(pd.isna(value))):
+        return "–"
+    if hasattr(value, "date") and callable(value.date):
+        return value.date().isoformat()
+    return str(value)

@@ -92,6 +92,12 @@ def test_published_marts_have_exactly_the_contract_columns(built_warehouse):
         "dim_runs",
         "dim_events",
         "dim_scoring_vars",
+        "fct_qa_answers",
+        "qa_leaderboard",
+        "fct_qa_significance",
+        "fct_qa_breakdowns",
+        "fct_series_accuracy",
+        "series_summary",
     }
     for table, columns in expected.items():
         actual = built_warehouse.query(

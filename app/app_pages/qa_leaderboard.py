@@ -1,0 +1,285 @@
+"""QA leaderboard of one run and one grader regime: strict accuracy with its CI, the upstream
+aggregates, retrieval and UMBRELA metrics, latency, cost, and the corrected p-value vs the baseline.
+
+Deep-linkable: `qa_leaderboard?run=<run_id>&grader=<grader_id>`. Grader regimes are never mixed
+in one table (methodology 2.3: grader configurations are not comparable).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from app import data, ui
+
+st.title("QA leaderboard")
+ui.require_qa_snapshot()
+
+runs = data.qa_runs()
+if runs.empty:
+    ui.stop_with("The snapshot has no QA leaderboard rows yet. " + ui.QA_HOW_TO)
+run_labels = {
+    row.run_id: f"{row.run_id} · {row.benchmark} · {row.dataset_name or 'dataset ?'}"
+    + (f" · series {row.series} run {row.run_index}" if isinstance(row.series, str) else "")
+    + f" · {row.n_lanes} lane(s)"
+    for row in runs.itertuples()
+}
+run_col, graders_col = st.columns([3, 2])
+with run_col:
+    run_id = ui.pick("Run", list(run_labels), "qa_board_run", "run", lambda r: run_labels[r])
+graders = data.qa_graders(run_id)
+official = dict(zip(graders["grader_id"], graders["grader_official"], strict=True))
+with graders_col:
+    grader_id = ui.pick(
+        "Grader regime",
+        list(official),
+        "qa_board_grader",
+        "grader",
+        lambda g: f"{g} ({'official' if official.get(g) else 'non-official'})",
+    )
+if grader_id is None:
+    ui.stop_with("This run has no graded leaderboard rows.")
+ui.grader_banner(grader_id, official[grader_id])
+
+board = data.qa_leaderboard(run_id, grader_id)
+if board.empty:
+    ui.stop_with("This run has no leaderboard rows for that grader regime.")
+
+baselines = sorted(board["baseline_lane"].dropna().unique().tolist())
+baseline = baselines[0] if len(baselines) == 1 else None
+price_dates = sorted({ui.date_text(d) for d in board["price_snapshot_date"].dropna()})
+metrics = st.columns(5)
+metrics[0].metric("Lanes", len(board))
+metrics[1].metric("Questions", int(board["n_questions"].max()))
+metrics[2].metric("Failed requests", int(board["n_failed"].sum()))
+metrics[3].metric("Baseline lane", ui.md_escape(baseline or ", ".join(baselines) or "–"))
+metrics[4].metric("Price snapshot", ui.md_escape(", ".join(price_dates) or "–"))
+
+
+def ci_text(low, high) -> str:
+    if not (ui.is_number(low) and ui.is_number(high)):
+        return "–"
+    return f"{float(low):.3f}–{float(high):.3f}"
+
+
+def compare_link(lane: str, base: str | None) -> str | None:
+    if not base or lane == base:
+        return None
+    return "qa_compare?" + urlencode({"run": run_id, "grader": grader_id, "a": lane, "b": base})
+
+
+table = pd.DataFrame(
+    {
+        "Lane": board["lane"],
+        "Questions": board["n_questions"],
+        "Landed": board["n_landed"],
+        "Failed": board["n_failed"],
+        "Failure rate": board["failure_rate"],
+        "Strict accuracy": board["strict_accuracy"],
+        "CI": [
+            ci_text(lo, hi)
+            for lo, hi in zip(
+                board["strict_accuracy_ci_low"], board["strict_accuracy_ci_high"], strict=True
+            )
+        ],
+        "p adj. vs baseline": board["accuracy_p_adjusted"],
+        "vs": [
+            "(baseline)" if lane == base else (base or "–")
+            for lane, base in zip(board["lane"], board["baseline_lane"], strict=True)
+        ],
+        "Compare": [
+            compare_link(lane, base)
+            for lane, base in zip(board["lane"], board["baseline_lane"], strict=True)
+        ],
+        "is_correct": board["is_correct"],
+        "is_incorrect": board["is_incorrect"],
+        "is_not_attempted": board["is_not_attempted"],
+        "Acc. given attempted": board["accuracy_given_attempted"],
+        "F1": board["f1"],
+        "NDCG@5": board["ndcg_5"],
+        "NDCG@10": board["ndcg_10"],
+        "Recall@5": board["recall_5"],
+        "Recall@10": board["recall_10"],
+        "MRR": board["mrr"],
+        "Hit@10": board["hit_10"],
+        "LLM hit@10": board["llm_hit_10"],
+        "LLM precision@10": board["llm_precision_10"],
+        "p50 (ms)": board["latency_p50_ms"],
+        "p95 (ms)": board["latency_p95_ms"],
+        "$/1k queries": board["usd_per_1k"],
+        "Run cost ($)": board["run_cost_usd"],
+        "Price date": [ui.date_text(d) for d in board["price_snapshot_date"]],
+        "Price basis": board["price_basis"],
+    }
+)
+
+
+def num(label: str, digits: int = 3, help: str | None = None):
+    return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
+
+
+st.dataframe(
+    table,
+    hide_index=True,
+    column_config={
+        "Failure rate": num("Failure rate", help="failed / questions; failures are excluded"),
+        "Strict accuracy": num("Strict accuracy", help="correct / graded (landed) questions"),
+        "CI": st.column_config.TextColumn("CI", help="bootstrap interval of strict accuracy"),
+        "p adj. vs baseline": num("p adj. vs baseline", 4),
+        "vs": "Baseline",
+        "Compare": st.column_config.LinkColumn("Compare", display_text="vs baseline"),
+        "is_correct": num("is_correct"),
+        "is_incorrect": num("is_incorrect"),
+        "is_not_attempted": num("is_not_attempted"),
+        "Acc. given attempted": num("Acc. given attempted"),
+        "F1": num("F1"),
+        "NDCG@5": num("NDCG@5"),
+        "NDCG@10": num("NDCG@10"),
+        "Recall@5": num("Recall@5"),
+        "Recall@10": num("Recall@10"),
+        "MRR": num("MRR"),
+        "Hit@10": num("Hit@10"),
+        "LLM hit@10": num("LLM hit@10", help="share of questions with a top-10 chunk graded ≥ 2"),
+        "LLM precision@10": num("LLM precision@10", help="share of top-10 chunks graded ≥ 2"),
+        "p50 (ms)": num("p50 (ms)", 0),
+        "p95 (ms)": num("p95 (ms)", 0),
+        "$/1k queries": st.column_config.NumberColumn("$/1k queries", format="$%.2f"),
+        "Run cost ($)": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
+    },
+)
+
+significance = data.qa_significance(run_id, grader_id)
+accuracy_tests = significance[significance["metric"] == "accuracy"]
+family = accuracy_tests if not accuracy_tests.empty else significance
+corrections = sorted({str(c) for c in family["correction"].dropna()})
+family_sizes = sorted({int(f) for f in family["family_size"].dropna()})
+seeds = sorted({int(s) for s in board["bootstrap_seed"].dropna()})
+bases = sorted({str(b) for b in board["price_basis"].dropna()})
+if corrections and family_sizes:
+    correction_text = (
+        f"{' / '.join(c.capitalize() for c in corrections)} correction over a family of "
+        f"{' / '.join(map(str, family_sizes))} comparison(s) (each lane vs the baseline, per metric)"
+    )
+else:
+    correction_text = "no significance rows in the snapshot for this regime"
+st.caption(
+    ui.md_escape(
+        f"p adj. vs baseline = paired Student t-test of per-question accuracy (0/1) against "
+        f"the baseline lane {baseline or ', '.join(baselines) or '?'}, on the questions both lanes "
+        f"landed, two-sided, alpha 0.05; {correction_text}. Strict accuracy = correct / "
+        "(correct + incorrect + not attempted) over landed questions; requests that never "
+        "landed are excluded and reported as failure rate and n. CI = bootstrap over questions"
+        f"{', seed ' + ', '.join(map(str, seeds)) if seeds else ''}. Latency = provider round "
+        "trip inside the rate limiter. Cost = list price per 1,000 queries × questions "
+        f"(price snapshot {', '.join(price_dates) or '?'}, basis {', '.join(bases) or '?'})."
+    )
+)
+
+st.subheader("Significance vs baseline, every metric")
+if significance.empty:
+    st.info("No significance rows for this run and grader regime.")
+else:
+    st.dataframe(
+        significance,
+        hide_index=True,
+        column_order=[
+            "metric",
+            "lane",
+            "baseline_lane",
+            "n_pairs",
+            "mean_diff",
+            "t_stat",
+            "p_value",
+            "p_adjusted",
+            "correction",
+            "family_size",
+            "significant",
+            "direction",
+        ],
+        column_config={
+            "metric": "Metric",
+            "lane": "Lane",
+            "baseline_lane": "Baseline",
+            "n_pairs": "n pairs",
+            "mean_diff": num("Mean diff (lane − baseline)", 4),
+            "t_stat": num("t", 3),
+            "p_value": num("p", 4),
+            "p_adjusted": num("p adj.", 4),
+            "correction": "Correction",
+            "family_size": "Family size",
+            "significant": "Significant",
+            "direction": "Direction",
+        },
+    )
+
+st.subheader("Breakdowns")
+breakdowns = data.qa_breakdowns(run_id, grader_id)
+if breakdowns.empty:
+    st.info("No breakdown rows for this run and grader regime.")
+for dimension, title in (("topic", "By topic"), ("answer_type", "By answer type")):
+    rows = breakdowns[breakdowns["dimension"] == dimension]
+    if rows.empty:
+        continue
+    st.markdown(f"**{title}** (strict accuracy per lane; n = questions)")
+    wide = rows.pivot_table(
+        index="value", columns="lane", values="strict_accuracy", aggfunc="first", dropna=False
+    )
+    counts = rows.groupby("value")["n_questions"].max()
+    wide.insert(0, "n", counts.reindex(wide.index))
+    lanes = [lane for lane in board["lane"] if lane in wide.columns]
+    wide = wide[["n", *lanes]].reset_index().rename(columns={"value": dimension})
+    st.dataframe(
+        wide,
+        hide_index=True,
+        column_config={lane: num(lane) for lane in lanes},
+        key=f"qa_breakdown_{dimension}",
+    )
+
+st.subheader("Per question")
+lane = st.selectbox("Lane", board["lane"].tolist(), key="qa_board_lane")
+answers = data.qa_lane_answers(run_id, lane, grader_id)
+answers = answers.assign(
+    lineage=[
+        "qa_lineage?" + urlencode({"run": run_id, "lane": lane, "item": item})
+        for item in answers["item_id"]
+    ]
+)
+st.dataframe(
+    answers,
+    hide_index=True,
+    column_order=[
+        "sample_order",
+        "item_id",
+        "lineage",
+        "label",
+        "outcome",
+        "problem",
+        "gold_answer",
+        "answer",
+        "ndcg_10",
+        "mrr",
+        "llm_hit_10",
+        "round_trip_ms",
+        "topic",
+        "answer_type",
+    ],
+    column_config={
+        "sample_order": "#",
+        "item_id": "Item",
+        "lineage": st.column_config.LinkColumn("Lineage", display_text="open"),
+        "label": "Label",
+        "outcome": "Outcome",
+        "problem": st.column_config.TextColumn("Question", width="large"),
+        "gold_answer": "Gold answer",
+        "answer": st.column_config.TextColumn("Answer", width="medium"),
+        "ndcg_10": num("NDCG@10"),
+        "mrr": num("MRR"),
+        "llm_hit_10": num("LLM hit@10"),
+        "round_trip_ms": num("Round trip (ms)", 0),
+        "topic": "Topic",
+        "answer_type": "Answer type",
+    },
+)
+st.caption("Label is empty for questions whose request never landed (failed, not graded).")

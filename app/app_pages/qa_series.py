@@ -1,0 +1,146 @@
+"""Repeat-run series: strict accuracy per run index per lane, the per-lane summary (mean, range),
+and what may and may not be read from it (methodology 3).
+
+Deep-linkable: `qa_series?series=<name>&grader=<grader_id>`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from app import data, ui
+
+st.title("QA series")
+ui.require_qa_snapshot()
+
+series_rows = data.qa_series()
+if series_rows.empty:
+    ui.stop_with(
+        "The snapshot has no QA run that belongs to a series. Start one with "
+        "`bench run qa --questions demo --series NAME` and repeat it with the same configuration."
+    )
+series_col, grader_col = st.columns([2, 3])
+with series_col:
+    series = ui.pick("Series", sorted(set(series_rows["series"])), "qa_series_name", "series")
+in_series = series_rows[series_rows["series"] == series]
+official = dict(zip(in_series["grader_id"], in_series["grader_official"], strict=True))
+with grader_col:
+    grader_id = ui.pick(
+        "Grader regime",
+        list(official),
+        "qa_series_grader",
+        "grader",
+        lambda g: f"{g} ({'official' if official.get(g) else 'non-official'})",
+    )
+ui.grader_banner(grader_id, official[grader_id])
+
+accuracy = data.series_accuracy(series, grader_id)
+summary = data.series_summary(series, grader_id)
+if accuracy.empty:
+    ui.stop_with("This series has no fct_series_accuracy rows for that grader regime.")
+
+bands = sorted({float(b) for b in summary["noise_band_points"].dropna()}) if len(summary) else []
+band = bands[0] if len(bands) == 1 else None
+band_text = f"±{band:g}" if band is not None else "±(" + ", ".join(f"{b:g}" for b in bands) + ")"
+st.warning(
+    ui.md_escape(
+        f"Differences within {band_text} points of strict accuracy are not called: that is the "
+        "observed run-to-run noise. Run order is confounded with learning by design (lanes that "
+        "remember sources may improve across runs): a later run minus an earlier one is learning "
+        "plus noise and the two cannot be separated, so the runs are not independent replicates "
+        "(no confidence interval across them). Compare lanes at the same run index."
+    )
+)
+
+metrics = st.columns(3)
+metrics[0].metric("Runs", int(accuracy["run_index"].nunique()))
+metrics[1].metric("Lanes", int(accuracy["lane"].nunique()))
+metrics[2].metric("Noise band (points)", ui.md_escape(band_text))
+
+st.subheader("Strict accuracy per run")
+chart = pd.DataFrame(
+    {
+        "run_index": accuracy["run_index"].astype(int),
+        "lane": accuracy["lane"].astype(str),
+        "strict accuracy (%)": accuracy["accuracy_points"].astype(float),
+    }
+)
+st.line_chart(
+    chart,
+    x="run_index",
+    y="strict accuracy (%)",
+    color="lane",
+    x_label="run index",
+    y_label="strict accuracy (%)",
+)
+
+
+def call(within, delta) -> str:
+    if not ui.is_number(delta):
+        return "– (first run)"
+    if within is None or (not isinstance(within, bool) and pd.isna(within)):
+        return "–"
+    return f"within {band_text}: not called" if bool(within) else "outside the noise band"
+
+
+table = pd.DataFrame(
+    {
+        "Lane": accuracy["lane"],
+        "Run index": accuracy["run_index"],
+        "Strict accuracy (%)": accuracy["accuracy_points"],
+        "Δ vs previous (points)": accuracy["delta_points"],
+        "Call": [
+            call(w, d)
+            for w, d in zip(accuracy["within_noise_band"], accuracy["delta_points"], strict=True)
+        ],
+        "Run": accuracy["run_id"],
+        "Leaderboard": [
+            "qa_leaderboard?" + urlencode({"run": r, "grader": grader_id})
+            for r in accuracy["run_id"]
+        ],
+    }
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    column_config={
+        "Strict accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
+        "Δ vs previous (points)": st.column_config.NumberColumn(format="%+.1f"),
+        "Leaderboard": st.column_config.LinkColumn("Leaderboard", display_text="open run"),
+    },
+    key="qa_series_runs",
+)
+
+st.subheader("Summary per lane")
+if summary.empty:
+    st.info("No series_summary rows for this series and grader regime.")
+else:
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Lane": summary["lane"],
+                "Runs": summary["n_runs"],
+                "Accuracy per run (%)": [
+                    ", ".join(f"{100 * a:.1f}" for a in values) for values in summary["accuracies"]
+                ],
+                "Mean (%)": summary["mean_accuracy"] * 100,
+                "Min (%)": summary["min_accuracy"] * 100,
+                "Max (%)": summary["max_accuracy"] * 100,
+                "Range (points)": summary["range_points"],
+                "Noise band (points)": summary["noise_band_points"],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.1f")
+            for c in ("Mean (%)", "Min (%)", "Max (%)", "Range (points)", "Noise band (points)")
+        },
+        key="qa_series_summary",
+    )
+    st.caption(
+        "Mean and range describe the runs of the series as they happened; a range within the "
+        "noise band means no run-to-run difference can be called for that lane."
+    )

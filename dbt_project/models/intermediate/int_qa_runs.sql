@@ -1,0 +1,30 @@
+-- One row per question-answering run: identity, series position and the grader / relevance
+-- judge of its spec (a failed grader call carries no grader id: it is the spec's grader).
+with
+
+runs as (
+
+    select * from {{ ref('stg_events') }}
+    where event_type = 'run_started'
+        and (payload ->> 'benchmark') in {{ qa_benchmarks() }}
+
+),
+
+final as (
+
+    select
+        run_id,
+        event_id as run_started_event_id,
+        payload ->> 'benchmark' as benchmark,
+        payload ->> 'series' as series,
+        cast(payload ->> 'run_index' as bigint) as run_index,
+        payload ->> '$.dataset.sha256' as dataset_sha256,
+        payload ->> '$.spec.grader.grader_id' as grader_id,
+        coalesce(cast(payload ->> '$.spec.grader.official' as boolean), false) as grader_official,
+        payload ->> '$.spec.relevance_judge.judge_id' as judge_id,
+        payload -> 'systems' as systems
+    from runs
+
+)
+
+select * from final

@@ -1,0 +1,187 @@
+-- One row per (run_id, lane, item_id) of every QA run: registered questions x lanes, with the
+-- resolved events of each stage.
+--   * search: the latest attempt (then the later event, then the larger event id) among the
+--     search calls, completed or failed; auth rejections (error_class 'auth', HTTP 401/402/403)
+--     are ignored: the lane was aborted and the unit retried as a new attempt.
+--   * answer: the latest attempt of answer_synthesized; its outcome is the row's outcome
+--     ('missing' when the unit has no answer yet). landed = the request landed: answered,
+--     zero_results, refused or rejected; failed and missing rows did not.
+--   * chunks: the chunks_normalized event of the resolved search's attempt (derived stages are
+--     bound to the event they derive from, never mixed across attempts).
+with
+
+questions as (
+
+    select * from {{ ref('stg_events__question_registered') }}
+
+),
+
+runs as (
+
+    select * from {{ ref('int_qa_runs') }}
+
+),
+
+lanes as (
+
+    select * from {{ ref('int_qa_run_lanes') }}
+
+),
+
+search_calls as (
+
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        call_event_id,
+        provider,
+        status_code,
+        cast(null as varchar) as error_class,
+        queue_wait_ms,
+        round_trip_ms,
+        whole_call_ms,
+        true as call_completed
+    from {{ ref('stg_events__provider_call_completed') }}
+    where stage = 'search'
+    union all
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        call_event_id,
+        provider,
+        status_code,
+        error_class,
+        queue_wait_ms,
+        round_trip_ms,
+        whole_call_ms,
+        false as call_completed
+    from {{ ref('stg_events__provider_call_failed') }}
+    where stage = 'search'
+
+),
+
+search_resolved as (
+
+    select
+        *,
+        case
+            when call_completed and status_code between 200 and 299 then 'usable'
+            when status_code in (400, 422) or error_class = 'rejected' then 'rejected'
+            else 'failed'
+        end as search_class
+    from search_calls
+    where coalesce(error_class, '') != 'auth' and coalesce(status_code, 0) not in (401, 402, 403)
+    qualify row_number() over (
+            partition by run_id, lane, item_id
+            order by attempt desc, occurred_at desc, call_event_id desc
+        ) = 1
+
+),
+
+chunk_events as (
+
+    select distinct
+        chunks_event_id,
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        n_chunks
+    from {{ ref('stg_events__chunks_normalized') }}
+
+),
+
+answers_resolved as (
+
+    select * from {{ ref('stg_events__answer_synthesized') }}
+    qualify row_number() over (
+            partition by run_id, lane, item_id
+            order by attempt desc, occurred_at desc, answer_event_id desc
+        ) = 1
+
+),
+
+grid as (
+
+    select
+        questions.run_id,
+        lanes.lane,
+        questions.item_id,
+        lanes.has_search,
+        runs.benchmark,
+        runs.series,
+        runs.run_index,
+        coalesce(questions.dataset_sha256, runs.dataset_sha256) as dataset_sha256,
+        questions.row_position,
+        questions.sample_order,
+        questions.topic,
+        questions.answer_type,
+        questions.problem,
+        questions.gold_answer,
+        questions.question_event_id
+    from questions
+    inner join runs on questions.run_id = runs.run_id
+    inner join lanes on questions.run_id = lanes.run_id
+
+),
+
+chunks_resolved as (
+
+    select chunk_events.*
+    from chunk_events
+    inner join search_resolved
+        on chunk_events.run_id = search_resolved.run_id
+            and chunk_events.lane = search_resolved.lane
+            and chunk_events.item_id = search_resolved.item_id
+            and chunk_events.attempt = search_resolved.attempt
+    qualify row_number() over (
+            partition by chunk_events.run_id, chunk_events.lane, chunk_events.item_id
+            order by chunk_events.occurred_at desc, chunk_events.chunks_event_id desc
+        ) = 1
+
+),
+
+final as (
+
+    select
+        grid.*,
+        answers_resolved.attempt,
+        coalesce(answers_resolved.outcome, 'missing') as outcome,
+        coalesce(
+            answers_resolved.outcome in ('answered', 'zero_results', 'refused', 'rejected'), false
+        ) as landed,
+        answers_resolved.answer,
+        answers_resolved.answer_event_id,
+        search_resolved.call_event_id as search_event_id,
+        search_resolved.attempt as search_attempt,
+        search_resolved.search_class,
+        search_resolved.status_code as search_status_code,
+        search_resolved.queue_wait_ms,
+        search_resolved.round_trip_ms,
+        search_resolved.whole_call_ms,
+        chunks_resolved.chunks_event_id,
+        chunks_resolved.n_chunks
+    from grid
+    left join answers_resolved
+        on grid.run_id = answers_resolved.run_id
+            and grid.lane = answers_resolved.lane
+            and grid.item_id = answers_resolved.item_id
+    left join search_resolved
+        on grid.run_id = search_resolved.run_id
+            and grid.lane = search_resolved.lane
+            and grid.item_id = search_resolved.item_id
+    left join chunks_resolved
+        on grid.run_id = chunks_resolved.run_id
+            and grid.lane = chunks_resolved.lane
+            and grid.item_id = chunks_resolved.item_id
+
+)
+
+select * from final

@@ -1,0 +1,33 @@
+with
+
+source as (
+
+    select * from {{ ref('stg_events') }}
+    where event_type = 'provider_call_completed'
+
+),
+
+renamed as (
+
+    select
+        event_id as call_event_id,
+        run_id,
+        occurred_at,
+        payload ->> 'lane' as lane,
+        payload ->> 'provider' as provider,
+        payload ->> 'stage' as stage,
+        payload ->> 'item_id' as item_id,
+        cast(payload ->> 'attempt' as bigint) as attempt,
+        cast(payload ->> 'status_code' as bigint) as status_code,
+        payload ->> 'vendor_request_id' as vendor_request_id,
+        cast(payload ->> '$.timings.queue_wait_ms' as double) as queue_wait_ms,
+        cast(payload ->> '$.timings.round_trip_ms' as double) as round_trip_ms,
+        cast(payload ->> '$.timings.whole_call_ms' as double) as whole_call_ms,
+        cast(payload ->> 'http_attempts' as bigint) as http_attempts,
+        cast(payload ->> 'concurrency' as bigint) as concurrency,
+        cast(payload ->> 'rate_per_s' as double) as rate_per_s
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,28 @@
+with
+
+source as (
+
+    select * from {{ ref('stg_events') }}
+    where event_type = 'relevance_graded'
+
+),
+
+renamed as (
+
+    select
+        event_id as relevance_event_id,
+        run_id,
+        occurred_at,
+        payload ->> 'lane' as lane,
+        payload ->> 'item_id' as item_id,
+        cast(payload ->> 'attempt' as bigint) as attempt,
+        cast(payload ->> 'rank' as bigint) as chunk_rank,
+        payload ->> 'judge_id' as judge_id,
+        cast(payload ->> 'grade' as bigint) as grade,
+        cast(payload ->> 'parse_ok' as boolean) as parse_ok,
+        payload ->> 'source_event_id' as source_event_id
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,166 @@
+"""The QA pages in Debian chromium (Playwright), on loopback only.
+
+Starts `streamlit run app/streamlit_app.py` on the QA fixture snapshot, renders the leaderboard,
+lane-vs-lane and series pages, then deep-links the QA lineage page to the answer whose grader
+completion and raw search body carry `<script>`/`<img onerror>` and proves both stay inert text.
+Set BENCH_APP_SCREENSHOT_DIR to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+from app_harness import APP_SCRIPT, REPO_ROOT
+from fixture_qa_snapshot import QaFixture, build_qa_fixture_snapshot
+from test_app_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_TIMEOUT_MS, free_port, wait_healthy
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.allow_hosts(["127.0.0.1"]),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
+    ),
+]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture
+def qa_app(bench_home: Path, tmp_path: Path) -> Iterator[tuple[str, QaFixture]]:
+    fixture = build_qa_fixture_snapshot(bench_home / "serve.duckdb")
+    port = free_port()
+    log = tmp_path / "streamlit.log"
+    env = {**os.environ, "BENCH_HOME": str(bench_home), "NO_PROXY": "127.0.0.1"}
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT.relative_to(REPO_ROOT)),
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base_url, server, log)
+        yield base_url, fixture
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
+    qa_app: tuple[str, QaFixture], tmp_path: Path
+) -> None:
+    app_url, fixture = qa_app
+    expect = sync_api.expect
+    offsite: list[str] = []
+    dialogs: list[str] = []
+    shots: list[Path] = []
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1600, "height": 1800})
+
+            def only_loopback(route: sync_api.Route) -> None:
+                if urlsplit(route.request.url).hostname == "127.0.0.1":
+                    route.continue_()
+                else:
+                    offsite.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", only_loopback)
+            page = context.new_page()
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+            def shoot(name: str) -> None:
+                path = tmp_path / f"{name}.png"
+                page.screenshot(path=str(path), full_page=True)
+                shots.append(path)
+
+            run1 = fixture.run_ids[0]
+            page.goto(f"{app_url}/qa_leaderboard?{urlencode({'run': run1})}")
+            expect(page.get_by_role("heading", name="QA leaderboard")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.get_by_text("Grader regime:", exact=False).first).to_be_visible()
+            shoot("qa_leaderboard")
+
+            compare = {"run": run1, "a": "brave_search", "b": fixture.baseline}
+            page.goto(f"{app_url}/qa_compare?{urlencode(compare)}")
+            expect(page.get_by_role("heading", name="Lane vs lane")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stDataFrame"]').nth(1)).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            shoot("qa_compare")
+
+            page.goto(f"{app_url}/qa_series")
+            expect(page.get_by_role("heading", name="QA series")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            page.wait_for_timeout(500)  # let the chart finish drawing
+            shoot("qa_series")
+
+            page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.malicious)}")
+            expect(page.get_by_role("heading", name="QA lineage")).to_be_visible(
+                timeout=RENDER_TIMEOUT_MS
+            )
+            planted = page.locator('[data-testid="stCode"]').filter(
+                has_text="<script>document.title='pwned'</script>"
+            )
+            expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+            expect(planted).to_have_count(2)  # grader completion and raw search body, as text
+            expect(
+                page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
+            ).to_be_visible()
+            page.wait_for_timeout(500)  # give any injected handler a chance to fire
+
+            assert "pwned" not in page.title()
+            assert page.locator('img[src="x"]').count() == 0
+            assert page.evaluate(
+                "() => [...document.scripts].every(s => !s.textContent.includes('pwned'))"
+            )
+            assert not dialogs, dialogs
+            assert not offsite, f"the app tried to reach beyond loopback: {offsite}"
+            shoot("qa_lineage")
+            page.get_by_text("Raw completion", exact=False).first.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            shoot("qa_lineage_grader")
+        finally:
+            browser.close()
+
+    for path in shots:
+        print(f"screenshot: {path}")
+    artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
+    if artifacts:
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        for path in shots:
+            shutil.copy(path, Path(artifacts) / path.name)
