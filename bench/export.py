@@ -44,6 +44,21 @@ def export_mart(serve_db: Path, mart: str, fmt: str, out: Path | None) -> int:
     return table.num_rows
 
 
+def _flatten_nested(table):
+    import json
+
+    import pyarrow as pa
+
+    for index, field in enumerate(table.schema):
+        if pa.types.is_nested(field.type):
+            values = [
+                None if v is None else json.dumps(v, default=str)
+                for v in table.column(index).to_pylist()
+            ]
+            table = table.set_column(index, field.name, pa.array(values, pa.string()))
+    return table
+
+
 def _encode(table, fmt: str) -> bytes:
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -51,9 +66,10 @@ def _encode(table, fmt: str) -> bytes:
         buffer = io.BytesIO()
         pq.write_table(table, buffer)
         return buffer.getvalue()
-    frame = table.to_pandas()
     if fmt == "csv":
-        return frame.to_csv(index=False).encode("utf-8")
+        # CSV has no lists or structs: nested columns (e.g. lineage event_ids) become JSON text.
+        return _flatten_nested(table).to_pandas().to_csv(index=False).encode("utf-8")
+    frame = table.to_pandas()
     return frame.to_json(orient="records", lines=True, force_ascii=False, date_format="iso").encode(
         "utf-8"
     )
