@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -350,11 +349,11 @@ def app_cmd(
         "false",
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
-    try:
-        # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
-        raise typer.Exit(subprocess.call(command, env=env, cwd=REPO_ROOT))
-    except KeyboardInterrupt:
-        raise typer.Exit(0) from None
+    sys.stdout.flush()
+    # Become the server (exec): signals sent to `bench app` reach streamlit, nothing is orphaned.
+    # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
+    os.chdir(REPO_ROOT)
+    os.execve(command[0], command, env)
 
 
 @app.command()
