@@ -301,4 +301,11 @@ def test_dim_scoring_vars_records_the_defaults(built_warehouse):
             "select var_name, var_value::varchar as var_value from marts.dim_scoring_vars"
         )
     }
-    assert rows == DEFAULT_VARS
+    assert {name: rows[name] for name in DEFAULT_VARS} == DEFAULT_VARS
+    # the QA family's vars are recorded beside them (their defaults are checked in tests/dbt_qa)
+    assert {
+        "qa_baseline_lane",
+        "umbrela_threshold",
+        "qa_correction",
+        "lane_price_overrides",
+    } <= set(rows)

@@ -49,7 +49,7 @@ def test_scoring_vars_are_recorded(rescored):
             "select var_name, var_value::varchar as var_value from marts.dim_scoring_vars"
         )
     }
-    assert rows == NEW_VARS
+    assert {name: rows[name] for name in NEW_VARS} == NEW_VARS
 
 
 def test_leaderboard_is_rescored(rescored, built_warehouse):

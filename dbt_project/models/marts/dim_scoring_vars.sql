@@ -1,4 +1,5 @@
--- The scoring vars in effect for this build, validated by the macros that consume them.
+-- The scoring vars in effect for this build (extraction and QA), validated by the macros that
+-- consume them; recorded so every published score can be traced to the settings behind it.
 {%- set validated = {
     'extraction_weights': extraction_weights(),
     'useful_success_threshold': number_var('useful_success_threshold', 0, 1),
@@ -14,10 +15,10 @@ with
 
 scoring_vars as (
 
-    {% for name in scoring_var_names() %}
+    {% for name in scoring_var_names() + qa_var_names() %}
     select
         '{{ name }}' as var_name,
-        {{ sql_json_literal(validated[name]) }} as var_value
+        {{ sql_json_literal(validated[name] if name in validated else var(name)) }} as var_value
     {% if not loop.last %}union all{% endif %}
     {% endfor %}
 
