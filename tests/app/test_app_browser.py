@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
@@ -69,11 +70,12 @@ def wait_healthy(base_url: str, server: subprocess.Popen[bytes], log: Path) -> N
     pytest.fail(f"streamlit not healthy after {STARTUP_TIMEOUT_S} s:\n{log.read_text()}")
 
 
-@pytest.fixture
-def app_url(serve_snapshot: ServeSnapshot, tmp_path: Path) -> Iterator[str]:
+@contextmanager
+def running_app(bench_home: Path, log: Path) -> Iterator[str]:
+    """`streamlit run app/streamlit_app.py` on a free loopback port over `bench_home`; yields
+    its base URL once healthy and always stops it (SIGTERM, then kill)."""
     port = free_port()
-    log = tmp_path / "streamlit.log"
-    env = {**os.environ, "BENCH_HOME": str(serve_snapshot.home), "NO_PROXY": "127.0.0.1"}
+    env = {**os.environ, "BENCH_HOME": str(bench_home), "NO_PROXY": "127.0.0.1"}
     command = [
         sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT.relative_to(REPO_ROOT)),
         "--server.port", str(port),
@@ -96,6 +98,12 @@ def app_url(serve_snapshot: ServeSnapshot, tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture
+def app_url(serve_snapshot: ServeSnapshot, tmp_path: Path) -> Iterator[str]:
+    with running_app(serve_snapshot.home, tmp_path / "streamlit.log") as url:
+        yield url
 
 
 def test_leaderboard_and_lineage_render_provider_html_inert(

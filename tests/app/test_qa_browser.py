@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
-from app_harness import APP_SCRIPT, REPO_ROOT
 from fixture_qa_snapshot import QaFixture, build_qa_fixture_snapshot
-from test_app_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_TIMEOUT_MS, free_port, wait_healthy
+from test_app_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_TIMEOUT_MS, running_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -36,31 +32,8 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 @pytest.fixture
 def qa_app(bench_home: Path, tmp_path: Path) -> Iterator[tuple[str, QaFixture]]:
     fixture = build_qa_fixture_snapshot(bench_home / "serve.duckdb")
-    port = free_port()
-    log = tmp_path / "streamlit.log"
-    env = {**os.environ, "BENCH_HOME": str(bench_home), "NO_PROXY": "127.0.0.1"}
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT.relative_to(REPO_ROOT)),
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base_url, server, log)
-        yield base_url, fixture
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    with running_app(bench_home, tmp_path / "streamlit.log") as url:
+        yield url, fixture
 
 
 def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
