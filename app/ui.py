@@ -155,3 +155,38 @@ def date_text(value: Any) -> str:
     if hasattr(value, "date") and callable(value.date):
         return value.date().isoformat()
     return str(value)
+
+
+def pick_qa_run_and_grader(
+    key_prefix: str, *, detailed_labels: bool = False
+) -> tuple[str, str, bool]:
+    """The run and grader-regime pickers every QA page starts with (deep-linkable through the
+    `run` and `grader` query params); stops the page when there is nothing to pick.
+    Returns (run_id, grader_id, official) and shows the regime banner."""
+    runs = data.qa_runs()
+    if runs.empty:
+        stop_with("The snapshot has no QA leaderboard rows yet. " + QA_HOW_TO)
+    run_labels = {
+        row.run_id: f"{row.run_id} · {row.benchmark}"
+        + (f" · {row.dataset_name or 'dataset ?'}" if detailed_labels else "")
+        + (f" · series {row.series} run {row.run_index}" if isinstance(row.series, str) else "")
+        + (f" · {row.n_lanes} lane(s)" if detailed_labels else "")
+        for row in runs.itertuples()
+    }
+    run_col, grader_col = st.columns([3, 2])
+    with run_col:
+        run_id = pick("Run", list(run_labels), f"{key_prefix}_run", "run", lambda r: run_labels[r])
+    graders = data.qa_graders(run_id)
+    official = dict(zip(graders["grader_id"], graders["grader_official"], strict=True))
+    with grader_col:
+        grader_id = pick(
+            "Grader regime",
+            list(official),
+            f"{key_prefix}_grader",
+            "grader",
+            lambda g: f"{g} ({'official' if official.get(g) else 'non-official'})",
+        )
+    if grader_id is None:
+        stop_with("This run has no graded leaderboard rows.")
+    grader_banner(grader_id, official[grader_id])
+    return run_id, grader_id, bool(official[grader_id])

@@ -15,30 +15,7 @@ from app import data, ui
 st.title("Lane vs lane")
 ui.require_qa_snapshot()
 
-runs = data.qa_runs()
-if runs.empty:
-    ui.stop_with("The snapshot has no QA leaderboard rows yet. " + ui.QA_HOW_TO)
-run_labels = {
-    row.run_id: f"{row.run_id} · {row.benchmark}"
-    + (f" · series {row.series} run {row.run_index}" if isinstance(row.series, str) else "")
-    for row in runs.itertuples()
-}
-run_col, grader_col = st.columns([3, 2])
-with run_col:
-    run_id = ui.pick("Run", list(run_labels), "qa_cmp_run", "run", lambda r: run_labels[r])
-graders = data.qa_graders(run_id)
-official = dict(zip(graders["grader_id"], graders["grader_official"], strict=True))
-with grader_col:
-    grader_id = ui.pick(
-        "Grader regime",
-        list(official),
-        "qa_cmp_grader",
-        "grader",
-        lambda g: f"{g} ({'official' if official.get(g) else 'non-official'})",
-    )
-if grader_id is None:
-    ui.stop_with("This run has no graded leaderboard rows.")
-ui.grader_banner(grader_id, official[grader_id])
+run_id, grader_id, _official = ui.pick_qa_run_and_grader("qa_cmp")
 
 lanes = data.qa_run_lanes(run_id, grader_id)
 if len(lanes) < 2:

@@ -17,31 +17,7 @@ from app import data, ui
 st.title("QA leaderboard")
 ui.require_qa_snapshot()
 
-runs = data.qa_runs()
-if runs.empty:
-    ui.stop_with("The snapshot has no QA leaderboard rows yet. " + ui.QA_HOW_TO)
-run_labels = {
-    row.run_id: f"{row.run_id} · {row.benchmark} · {row.dataset_name or 'dataset ?'}"
-    + (f" · series {row.series} run {row.run_index}" if isinstance(row.series, str) else "")
-    + f" · {row.n_lanes} lane(s)"
-    for row in runs.itertuples()
-}
-run_col, graders_col = st.columns([3, 2])
-with run_col:
-    run_id = ui.pick("Run", list(run_labels), "qa_board_run", "run", lambda r: run_labels[r])
-graders = data.qa_graders(run_id)
-official = dict(zip(graders["grader_id"], graders["grader_official"], strict=True))
-with graders_col:
-    grader_id = ui.pick(
-        "Grader regime",
-        list(official),
-        "qa_board_grader",
-        "grader",
-        lambda g: f"{g} ({'official' if official.get(g) else 'non-official'})",
-    )
-if grader_id is None:
-    ui.stop_with("This run has no graded leaderboard rows.")
-ui.grader_banner(grader_id, official[grader_id])
+run_id, grader_id, _official = ui.pick_qa_run_and_grader("qa_board", detailed_labels=True)
 
 board = data.qa_leaderboard(run_id, grader_id)
 if board.empty:
