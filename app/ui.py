@@ -190,3 +190,43 @@ def pick_qa_run_and_grader(
         stop_with("This run has no graded leaderboard rows.")
     grader_banner(grader_id, official[grader_id])
     return run_id, grader_id, bool(official[grader_id])
+
+
+def significance_table(rows: pd.DataFrame) -> None:
+    """Paired t-test rows (marts.fct_qa_significance) as one table, the same on every page."""
+
+    def p(label: str, digits: int) -> Any:
+        return st.column_config.NumberColumn(label, format=f"%.{digits}f")
+
+    st.dataframe(
+        rows,
+        hide_index=True,
+        column_order=[
+            "metric",
+            "lane",
+            "baseline_lane",
+            "n_pairs",
+            "mean_diff",
+            "t_stat",
+            "p_value",
+            "p_adjusted",
+            "correction",
+            "family_size",
+            "significant",
+            "direction",
+        ],
+        column_config={
+            "metric": "Metric",
+            "lane": "Lane",
+            "baseline_lane": "Baseline",
+            "n_pairs": "n pairs",
+            "mean_diff": p("Mean diff (lane − baseline)", 4),
+            "t_stat": p("t", 3),
+            "p_value": p("p", 4),
+            "p_adjusted": p("p adj.", 4),
+            "correction": "Correction",
+            "family_size": "Family size",
+            "significant": "Significant",
+            "direction": "Direction",
+        },
+    )

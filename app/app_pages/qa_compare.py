@@ -123,38 +123,7 @@ if pair_rows.empty:
 if pair_rows.empty:
     st.text("No significance rows for these lanes.")
 else:
-    st.dataframe(
-        pair_rows,
-        hide_index=True,
-        column_order=[
-            "metric",
-            "lane",
-            "baseline_lane",
-            "n_pairs",
-            "mean_diff",
-            "t_stat",
-            "p_value",
-            "p_adjusted",
-            "correction",
-            "family_size",
-            "significant",
-            "direction",
-        ],
-        column_config={
-            "metric": "Metric",
-            "lane": "Lane",
-            "baseline_lane": "Baseline",
-            "n_pairs": "n pairs",
-            "mean_diff": num("Mean diff (lane − baseline)", format="%.4f"),
-            "t_stat": num("t", format="%.3f"),
-            "p_value": num("p", format="%.4f"),
-            "p_adjusted": num("p adj.", format="%.4f"),
-            "correction": "Correction",
-            "family_size": "Family size",
-            "significant": "Significant",
-            "direction": "Direction",
-        },
-    )
+    ui.significance_table(pair_rows)
     st.caption(
         "Paired Student t-test on per-question values over the questions both lanes landed; "
         "mean diff and direction are the lane minus its baseline; p adj. is corrected over the "

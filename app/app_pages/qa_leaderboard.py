@@ -157,38 +157,7 @@ st.subheader("Significance vs baseline, every metric")
 if significance.empty:
     st.info("No significance rows for this run and grader regime.")
 else:
-    st.dataframe(
-        significance,
-        hide_index=True,
-        column_order=[
-            "metric",
-            "lane",
-            "baseline_lane",
-            "n_pairs",
-            "mean_diff",
-            "t_stat",
-            "p_value",
-            "p_adjusted",
-            "correction",
-            "family_size",
-            "significant",
-            "direction",
-        ],
-        column_config={
-            "metric": "Metric",
-            "lane": "Lane",
-            "baseline_lane": "Baseline",
-            "n_pairs": "n pairs",
-            "mean_diff": num("Mean diff (lane − baseline)", 4),
-            "t_stat": num("t", 3),
-            "p_value": num("p", 4),
-            "p_adjusted": num("p adj.", 4),
-            "correction": "Correction",
-            "family_size": "Family size",
-            "significant": "Significant",
-            "direction": "Direction",
-        },
-    )
+    ui.significance_table(significance)
 
 st.subheader("Breakdowns")
 breakdowns = data.qa_breakdowns(run_id, grader_id)
