@@ -63,7 +63,7 @@ class RunStarted(Payload):
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ()
 
-    benchmark: Literal["extraction", "simpleqa", "qa", "draco", "vertical"]
+    benchmark: Literal["extraction", "simpleqa", "qa", "draco", "rubric", "vertical"]
     source: Literal["engine", "import"] = "engine"
     spec: dict[str, Any]
     spec_sha256: str
@@ -329,6 +329,178 @@ class RelevanceGraded(Payload):
     llm: LlmCallRecord | None = None
 
 
+# --- deep research (DRACO and the user's rubric-judged task sets) ----------------------------
+
+
+class RubricTaskRegistered(Payload):
+    """One rubric-judged research task as the run saw it (DRACO: the upstream UUID is the id)."""
+
+    event_type: ClassVar[str] = "rubric_task_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id",)
+
+    item_id: str
+    dataset_sha256: str
+    position: int = Field(ge=0)  # 0-based row in the dataset file
+    domain: str
+    problem: str
+    rubric_id: str
+    criteria_count: int = Field(ge=1)
+
+
+class RubricCriterionRegistered(Payload):
+    """One rubric criterion: every criterion is a row in the warehouse."""
+
+    event_type: ClassVar[str] = "rubric_criterion_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "criterion_id")
+
+    item_id: str
+    criterion_id: str  # unique within its rubric
+    axis: str  # the rubric section id, e.g. factual-accuracy
+    axis_title: str
+    position: int = Field(ge=0)  # order in the flat list of criteria
+    weight: int  # negative = penalty; never 0 upstream
+    requirement: str
+
+
+class ReportCitation(Frozen):
+    url: str
+    title: str = ""
+
+
+class ResearchCompleted(Payload):
+    """A research system's final output, raw: text and citations exactly as the vendor gave them.
+
+    The HTTP exchanges behind it (submit, every poll, the result) are `provider_call_*` events
+    listed in `source_event_ids`."""
+
+    event_type: ClassVar[str] = "research_completed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
+
+    lane: str
+    provider: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    vendor_run_id: str | None = None
+    raw_output: str
+    raw_citations: list[ReportCitation] = Field(default_factory=list)
+    instruction_sha256: str  # the report-shaped instruction every system is given
+    submitted_at: str
+    finished_at: str
+    queue_ms: float | None = Field(default=None, ge=0)  # submit -> vendor reports it started
+    wall_clock_ms: float = Field(ge=0)  # submit -> final result, polling included
+    poll_interval_s: float | None = Field(default=None, ge=0)
+    polls: int = Field(default=0, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0)
+    cost_basis: Literal["billed", "list_price", "estimate"] | None = None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    source_event_ids: list[str] = Field(default_factory=list)
+
+
+class ResearchFailed(Payload):
+    """A research attempt that produced no usable report (terminal; the item scores 0.0)."""
+
+    event_type: ClassVar[str] = "research_failed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
+
+    lane: str
+    provider: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    vendor_run_id: str | None = None
+    stage: str  # submit | poll | result | parse
+    error_class: str  # timeout | http_status | vendor_failed | empty_output | malformed_body ...
+    error_message: str
+    wall_clock_ms: float | None = Field(default=None, ge=0)
+    source_event_ids: list[str] = Field(default_factory=list)
+
+
+class BibliographyEntry(Frozen):
+    number: int = Field(ge=1)
+    url: str
+    title: str = ""
+
+
+class ReportNormalized(Payload):
+    """The text every judge sees: own bibliography stripped, one uniform bibliography appended."""
+
+    event_type: ClassVar[str] = "report_normalized"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "normalizer_version")
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    normalizer_version: str
+    source_event_id: str  # the research_completed it was derived from
+    raw_output_sha256: str
+    stripped_bibliography: bool
+    strip_heading: str | None = None  # the heading of the stripped block, when one was stripped
+    stripped_text: str | None = None  # the block that was removed, kept for audit
+    bibliography: list[BibliographyEntry] = Field(default_factory=list)
+    judged_text: str
+
+
+class JudgeRegimeRegistered(Payload):
+    """A judge regime used on a run: model, provider, prompt, samples and sampling params.
+
+    Scores are comparable only within one regime; `judge_id` names it in every verdict."""
+
+    event_type: ClassVar[str] = "judge_regime_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("judge_id",)
+
+    judge_id: str
+    judge: SystemRef  # provider, model, base_url, temperature, max_tokens ...
+    official: bool  # False for the offline judge: labelled, never an LLM verdict
+    prompt_id: str
+    prompt_sha256: str
+    samples: int = Field(ge=1)
+    normalizer_version: str  # which judged text the verdicts are about
+    argv: list[str] = Field(default_factory=list)
+
+
+class JudgeVerdict(Payload):
+    """One judge sample on one criterion of one report.
+
+    `met` is the verdict that scores: the parsed one, or for an unparsed or failed sample the
+    verdict least favourable to the system (UNMET for a positive criterion, MET for a negative
+    one). A failed sample is retried on resume as the next `judge_attempt`."""
+
+    event_type: ClassVar[str] = "judge_verdict"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = (
+        "lane",
+        "item_id",
+        "attempt",
+        "judge_id",
+        "criterion_id",
+        "sample",
+        "judge_attempt",
+    )
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)  # the research attempt judged
+    judge_id: str
+    criterion_id: str
+    sample: int = Field(ge=1)
+    judge_attempt: int = Field(default=1, ge=1)
+    polarity: Literal["positive", "negative"]
+    outcome: Literal["parsed", "unparsed", "failed"]
+    verdict: Literal["MET", "UNMET"] | None  # as parsed; None when unparsed or failed
+    met: bool
+    justification: str | None = None
+    reasks: int = Field(default=0, ge=0)
+    error_class: str | None = None
+    error_message: str | None = None
+    source_event_id: str  # the report_normalized judged
+    llm: LlmCallRecord | None = None
+
+
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
     for model in (
@@ -344,6 +516,13 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
         AnswerSynthesized,
         AnswerGraded,
         RelevanceGraded,
+        RubricTaskRegistered,
+        RubricCriterionRegistered,
+        ResearchCompleted,
+        ResearchFailed,
+        ReportNormalized,
+        JudgeRegimeRegistered,
+        JudgeVerdict,
     )
 }
 
