@@ -133,9 +133,10 @@ def _print_run_summary(summary) -> None:
 
 
 def _register_qa() -> None:
-    from bench import qa_cli
+    from bench import draco_cli, qa_cli
 
-    qa_cli.register(app, run_app, _paths)
+    plan_app = qa_cli.register(app, run_app, _paths)
+    draco_cli.register(app, run_app, plan_app, _paths)
 
 
 _register_qa()
@@ -383,6 +384,12 @@ def demo(
             f"{len(engine_names)} engines on {corpus_obj.dataset.item_count} pages of {corpus_obj.dataset.name}"
         )
         _print_run_summary(summary)
+    from bench import qa_cli
+
+    ran.append(qa_cli.run_demo(paths))
+    from bench import draco_cli
+
+    ran.append(draco_cli.run_demo(paths))
     _refresh(paths)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
     if serve:
@@ -406,6 +413,7 @@ def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], *
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Errors a user can act on: printed as one line, exit 2, never a traceback."""
+    from collectors.draco.runner import DracoRunAborted
     from collectors.extraction.engines import EngineUnavailable
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
@@ -421,6 +429,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         MissingApiKey,
         LlmCallError,
         QaRunAborted,
+        DracoRunAborted,
     )
 
 

@@ -182,7 +182,26 @@ def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed
         raise typer.Exit(1)
 
 
-def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> None:
+def run_demo(paths: BenchPaths) -> str:
+    """The demo's QA run: the demo question set over the demo corpus, offline lanes and roles
+    (every verdict labelled non-official). Scoring is left to the caller's one refresh."""
+    dataset = _questions("demo")
+    _run(
+        paths,
+        dataset,
+        _lanes("local-bm25,closed-book", "demo", paths),
+        None,
+        0,
+        _roles(paths, "offline", "offline", "offline"),
+        None,
+        False,
+        False,
+    )
+    return f"QA lanes local-bm25 + closed-book on {dataset.dataset.item_count} demo questions"
+
+
+def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
+    """Adds the QA commands; returns the `plan` group so other families can join it."""
     plan_app = typer.Typer(
         help="Show what a run would do (questions, calls, cost) without calling anything."
     )
@@ -335,3 +354,5 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> None:
         out.print(table)
         if not all(check.ok for check in checks):
             raise typer.Exit(1)
+
+    return plan_app
