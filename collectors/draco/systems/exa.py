@@ -1,0 +1,192 @@
+"""Exa: the Agent API (beta) and `/search` with type deep-reasoning (providers.md §2).
+
+Agent (lanes exa_agent_<effort>):
+- Submit `POST {base}/agent/runs` with `Exa-Beta: agent-2026-05-07` on every request, body
+  `{query, effort}`; poll `GET /agent/runs/{id}` (2 s, <= 3,600 s; runs time out after 1 h).
+- Auth: providers.md says *verify* between `x-api-key` (Exa's documented header for its other
+  endpoints) and the `Authorization: Bearer` of agent examples; we send `x-api-key`
+  (AUTH_HEADER, one constant).
+- The completed run document carries the report: `output.text`, citations
+  `output.grounding[].citations[]`, billed cost `cost_dollars.total` (SDK naming; REST casing
+  *verify*: `costDollars.total` is read too). A positive total is the billed cost.
+
+Deep reasoning (lane exa_deep_reasoning, [V]): synchronous `POST {base}/search`, body
+`{query, type: "deep-reasoning", num_results: 10, contents: {highlights: true},
+outputSchema: {type: "text", description: OUTPUT_DESCRIPTION}}`; read `output.content` and
+`output.grounding[].citations[]`. The description is a fixed neutral sentence, not the
+instruction again: every system gets the same instruction text and nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    billed,
+    citations,
+    first_string,
+    obj,
+    objects,
+    require_object,
+    require_text,
+)
+from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.http import ProviderRequest, request_id_from_headers
+
+PROVIDER = "exa"
+KEY_ENV = "EXA_API_KEY"
+BASE_URL = "https://api.exa.ai"
+AUTH_HEADER = "x-api-key"  # see docstring: the documented header of Exa's API
+AGENT_BETA = ("Exa-Beta", "agent-2026-05-07")
+AGENT_RUNS_PATH = "/agent/runs"
+SEARCH_PATH = "/search"
+OUTPUT_DESCRIPTION = "A report answering the query."
+EFFORTS = ("low", "medium", "high", "xhigh")
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "pending": "queued",
+    "created": "queued",
+    "running": "running",
+    "in_progress": "running",
+    "completed": "completed",
+    "succeeded": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
+    "canceled": "failed",
+    "timed_out": "failed",
+}
+
+
+def _cost(document: Any) -> tuple[float | None, str | None]:
+    for key in ("cost_dollars", "costDollars"):
+        cost, basis = billed(obj(document, key, "total"))
+        if cost is not None:
+            return cost, basis
+    return None, None
+
+
+def _grounded_citations(output: dict[str, Any]) -> tuple:
+    found = []
+    for grounding in objects(output.get("grounding")):
+        found.extend(citations(objects(grounding.get("citations"))))
+    return tuple(found)
+
+
+def _vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
+    return first_string(document, "requestId", "request_id") or request_id_from_headers(
+        headers, document
+    )
+
+
+@dataclass(frozen=True)
+class ExaAgentApi(VendorApi):
+    effort: str
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "exa_agent@1"
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "endpoint": AGENT_RUNS_PATH,
+            "effort": self.effort,
+            "beta": AGENT_BETA[1],
+            "auth_header": AUTH_HEADER,
+        }
+
+    def _headers(self, api_key: str) -> dict[str, str]:
+        return {AUTH_HEADER: api_key, AGENT_BETA[0]: AGENT_BETA[1], "Accept": "application/json"}
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            method="POST",
+            url=f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}",
+            headers=self._headers(api_key),
+            json_body={"query": instruction, "effort": self.effort},
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "exa agent run")
+        status = first_string(document, "status") or ""
+        phase = _PHASES.get(status.lower(), "running")
+        report = None
+        if phase == "completed":
+            output = require_object(document.get("output"), "exa agent run: output")
+            text = require_text(output.get("text"), "exa agent run: output.text")
+            cost, basis = _cost(document)
+            usage = document.get("usage")
+            report = Report(
+                text=text,
+                citations=_grounded_citations(output),
+                cost_usd=cost,
+                cost_basis=basis,
+                usage=usage if isinstance(usage, dict) else {},
+            )
+        error = document.get("error")
+        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        return RunState(
+            phase=phase,
+            run_id=first_string(document, "id", "runId", "run_id"),
+            vendor_status=status,
+            message=message,
+            report=report,
+        )
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}/{run.run_id}"
+        return ProviderRequest("GET", url, self._headers(api_key))
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return _vendor_request_id(headers, document)
+
+
+@dataclass(frozen=True)
+class ExaDeepReasoningApi(VendorApi):
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "exa_deep_reasoning@1"
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "endpoint": SEARCH_PATH,
+            "type": "deep-reasoning",
+            "num_results": 10,
+            "contents": {"highlights": True},
+            "output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION},
+        }
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            method="POST",
+            url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
+            headers={AUTH_HEADER: api_key, "Accept": "application/json"},
+            json_body={
+                "query": instruction,
+                "type": "deep-reasoning",
+                "num_results": 10,
+                "contents": {"highlights": True},
+                "outputSchema": {"type": "text", "description": OUTPUT_DESCRIPTION},
+            },
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "exa search")
+        output = require_object(document.get("output"), "exa search: output")
+        text = require_text(output.get("content"), "exa search: output.content")
+        cost, basis = _cost(document)
+        return RunState(
+            phase="completed",
+            run_id=first_string(document, "requestId", "request_id"),
+            vendor_status="completed",
+            report=Report(
+                text=text, citations=_grounded_citations(output), cost_usd=cost, cost_basis=basis
+            ),
+        )
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return _vendor_request_id(headers, document)

@@ -1,0 +1,108 @@
+"""Nimble Web Search Agents (providers.md §2): one disposable research agent per run.
+
+- Submit `POST {base}/v2/agents/runs` (`Authorization: Bearer`), body `{input, effort,
+  use_case: "research"}`. providers.md marks the REST path of the SDK's one-call `agents.run`
+  *verify*; Nimble's "For Coding Agents" page documents it as `POST /v2/agents/runs`, and the
+  response carries the run id and the generated agent's id (RUN_PATH, one constant).
+- Poll `GET /v2/agents/{agent_id}/runs/{run_id}` until `completed` / `failed` / `cancelled`
+  (5 s, <= 3,600 s [N-DR]).
+- Result `GET .../runs/{run_id}/result`: 409 while queued/running (ask again, stage
+  `research:result:<n>`), 422 when the run failed or was cancelled (terminal, vendor_failed).
+- Report = `output.content` exactly as returned; it ends with a "Source index:" block, which
+  the bibliography normaliser strips later (raw stays raw). Citations = `output.trust.sources[]`.
+- Cost is not returned: dbt falls back to the price seed (README figures, basis "estimate").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    citations,
+    first_string,
+    obj,
+    objects,
+    require_object,
+    require_text,
+)
+from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.http import ProviderRequest, request_id_from_headers
+
+PROVIDER = "nimble"
+KEY_ENV = "NIMBLE_API_KEY"
+BASE_URL = "https://sdk.nimbleway.com"
+RUN_PATH = "/v2/agents/runs"  # the one-call agents.run (disposable agent); see docstring
+USE_CASE = "research"
+EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "x-high", "max": "max"}
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "pending": "queued",
+    "running": "running",
+    "in_progress": "running",
+    "completed": "completed",
+    "succeeded": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
+    "canceled": "failed",
+}
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+
+
+@dataclass(frozen=True)
+class NimbleAgentApi(VendorApi):
+    effort: str  # low | medium | high | x-high | max
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "nimble_agent@1"
+    result_pending_statuses = frozenset({409})
+    result_failed_statuses = frozenset({422})
+
+    def settings(self) -> dict[str, Any]:
+        return {"endpoint": RUN_PATH, "effort": self.effort, "use_case": USE_CASE}
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            method="POST",
+            url=f"{base_url.rstrip('/')}{RUN_PATH}",
+            headers=_headers(api_key),
+            json_body={"input": instruction, "effort": self.effort, "use_case": USE_CASE},
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "nimble run")
+        status = first_string(document, "status") or ""
+        agent_id = first_string(document, "agent_id") or first_string(obj(document, "agent"), "id")
+        return RunState(
+            phase=_PHASES.get(status.lower(), "running"),
+            run_id=first_string(document, "run_id", "id"),
+            vendor_status=status,
+            message=first_string(document, "error", "message") or "",
+            ids={"agent_id": agent_id} if agent_id else {},
+        )
+
+    def _run_url(self, base_url: str, run: RunState) -> str:
+        agent_id = run.ids.get("agent_id", "")
+        return f"{base_url.rstrip('/')}/v2/agents/{agent_id}/runs/{run.run_id}"
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        return ProviderRequest("GET", self._run_url(base_url, run), _headers(api_key))
+
+    def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        return ProviderRequest("GET", f"{self._run_url(base_url, run)}/result", _headers(api_key))
+
+    def read_result(self, document: Any) -> Report:
+        output = require_object(obj(document, "output"), "nimble result: output")
+        text = require_text(output.get("content"), "nimble result: output.content")
+        sources = objects(obj(output, "trust", "sources"))
+        return Report(text=text, citations=citations(sources))
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return first_string(document, "request_id") or request_id_from_headers(headers, document)

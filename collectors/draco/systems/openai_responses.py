@@ -1,0 +1,165 @@
+"""OpenAI Responses API with web search (providers.md §2).
+
+- `POST {base}/v1/responses` (`Authorization: Bearer`), body `{model, input: <instruction>,
+  tools: [{type: "web_search_preview"}]}`. The instruction is sent as the single input text
+  (every system gets the same text; [N-DR] split it into developer + user messages, we do not).
+- gpt-5.5 / gpt-5.5-pro lanes: synchronous (one long call, stage research:submit).
+- o3 / o4-mini deep-research lanes: `background: true`, then poll `GET /v1/responses/{id}`
+  every 30 s (queued / in_progress / completed / failed / cancelled / incomplete).
+- Report = the `output_text` parts of the `message` items of `output[]`, joined with a blank
+  line when there are several; citations = their `url_citation` annotations (url, title).
+- Cost: list price from usage for the deep-research models, rates quoted by [V] (date not
+  stated): o3-deep-research $10 / $40 per M input / output tokens, o4-mini-deep-research
+  $1.10 / $4.40, plus $25 per 1k web search calls counted as `web_search_call` output items.
+  gpt-5.5 prices are unknown: no cost (dbt's price seed decides).
+- Request id: the `x-request-id` response header (providers.md *verify*; OpenAI documents it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    count,
+    first_string,
+    obj,
+    objects,
+    require_object,
+    require_text,
+)
+from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.http import ProviderRequest, request_id_from_headers
+from warehouse.events import ReportCitation
+
+PROVIDER = "openai"
+KEY_ENV = "OPENAI_API_KEY"
+BASE_URL = "https://api.openai.com"
+RESPONSES_PATH = "/v1/responses"
+WEB_SEARCH_TOOL = {"type": "web_search_preview"}
+WEB_SEARCH_USD_PER_CALL = 25.0 / 1000
+
+
+@dataclass(frozen=True)
+class TokenRates:
+    input_usd_per_m: float
+    output_usd_per_m: float
+
+
+RATES: dict[str, TokenRates] = {
+    "o3-deep-research": TokenRates(10.0, 40.0),
+    "o4-mini-deep-research": TokenRates(1.10, 4.40),
+}
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "in_progress": "running",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
+    "incomplete": "failed",
+}
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+
+
+def parse_response(document: dict[str, Any]) -> Report:
+    texts: list[str] = []
+    found: list[ReportCitation] = []
+    web_searches = 0
+    for item in objects(document.get("output")):
+        if item.get("type") == "web_search_call":
+            web_searches += 1
+        if item.get("type") != "message":
+            continue
+        for part in objects(item.get("content")):
+            if part.get("type") != "output_text":
+                continue
+            texts.append(require_text(part.get("text"), "openai response: output_text.text"))
+            for note in objects(part.get("annotations")):
+                if note.get("type") == "url_citation" and isinstance(note.get("url"), str):
+                    title = note.get("title")
+                    found.append(
+                        ReportCitation(
+                            url=note["url"], title=title if isinstance(title, str) else ""
+                        )
+                    )
+    usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
+    usage = {**usage, "web_search_calls": web_searches}
+    model = first_string(document, "model") or ""
+    return Report(
+        text="\n\n".join(texts), citations=tuple(found), usage=usage, **_cost(model, usage)
+    )
+
+
+def _cost(model: str, usage: Mapping[str, Any]) -> dict[str, Any]:
+    rates = next((r for name, r in RATES.items() if model.startswith(name)), None)
+    if rates is None or "input_tokens" not in usage:
+        return {}
+    cost = (
+        count(usage.get("input_tokens")) * rates.input_usd_per_m / 1e6
+        + count(usage.get("output_tokens")) * rates.output_usd_per_m / 1e6
+        + count(usage.get("web_search_calls")) * WEB_SEARCH_USD_PER_CALL
+    )
+    return {"cost_usd": cost, "cost_basis": "list_price"}
+
+
+@dataclass(frozen=True)
+class OpenAiResponsesApi(VendorApi):
+    model: str
+    background: bool = False
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "openai_responses@1"
+
+    def settings(self) -> dict[str, Any]:
+        rates = RATES.get(self.model)
+        return {
+            "endpoint": RESPONSES_PATH,
+            "model": self.model,
+            "tools": [WEB_SEARCH_TOOL],
+            "background": self.background,
+            "token_rates_usd_per_m": None
+            if rates is None
+            else {"input": rates.input_usd_per_m, "output": rates.output_usd_per_m},
+            "web_search_usd_per_call": WEB_SEARCH_USD_PER_CALL if rates else None,
+        }
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "input": instruction,
+            "tools": [WEB_SEARCH_TOOL],
+        }
+        if self.background:
+            body["background"] = True
+        return ProviderRequest(
+            "POST", f"{base_url.rstrip('/')}{RESPONSES_PATH}", _headers(api_key), json_body=body
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "openai response")
+        status = first_string(document, "status") or ""
+        phase = _PHASES.get(status.lower(), "running" if self.background else "completed")
+        message = first_string(obj(document, "error"), "message") or first_string(
+            obj(document, "incomplete_details"), "reason"
+        )
+        return RunState(
+            phase=phase,
+            run_id=first_string(document, "id"),
+            vendor_status=status,
+            message=message or "",
+            report=parse_response(document) if phase == "completed" else None,
+        )
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
+        return ProviderRequest("GET", url, _headers(api_key))
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return request_id_from_headers(headers, document)

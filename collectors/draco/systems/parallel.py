@@ -1,0 +1,127 @@
+"""Parallel Task API (providers.md §2), one lane per processor.
+
+- Submit `POST {base}/v1/tasks/runs` (`x-api-key`), body `{input, processor, task_spec:
+  {output_schema: {type: "text", description: OUTPUT_DESCRIPTION}}}` -> `run_id` (`trun_...`),
+  `status: queued`. The description is a fixed neutral sentence, not the instruction again:
+  every system gets the same instruction text and nothing more.
+- Poll `GET /v1/tasks/runs/{run_id}` every 20 s (<= 3 h, as [V]) through queued /
+  action_required / running / cancelling to completed / failed / cancelled.
+- Result `GET /v1/tasks/runs/{run_id}/result` once completed: `output.content`, citations
+  `output.basis[].citations[]`. (The blocking `?timeout=` form [N-DR] used is not needed when we
+  poll first.)
+- Cost is not returned: the list price per processor (price seed) applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    citations,
+    first_string,
+    obj,
+    objects,
+    require_object,
+    require_text,
+)
+from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.http import ProviderRequest, request_id_from_headers
+
+PROVIDER = "parallel"
+KEY_ENV = "PARALLEL_API_KEY"
+BASE_URL = "https://api.parallel.ai"
+RUNS_PATH = "/v1/tasks/runs"
+OUTPUT_DESCRIPTION = "A report answering the input."
+# USD per 1,000 runs [N-DR]; snapshot date unknown (providers.md).
+PRICE_USD_PER_1K = {
+    "lite": 5.0,
+    "base": 10.0,
+    "core": 25.0,
+    "core2x": 50.0,
+    "pro": 100.0,
+    "ultra": 300.0,
+    "ultra2x": 600.0,
+    "ultra4x": 1200.0,
+    "ultra8x": 2400.0,
+}
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "action_required": "running",
+    "running": "running",
+    "cancelling": "running",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
+}
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    return {"x-api-key": api_key, "Accept": "application/json"}
+
+
+@dataclass(frozen=True)
+class ParallelTaskApi(VendorApi):
+    processor: str
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "parallel_task@1"
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "endpoint": RUNS_PATH,
+            "processor": self.processor,
+            "output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION},
+        }
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            method="POST",
+            url=f"{base_url.rstrip('/')}{RUNS_PATH}",
+            headers=_headers(api_key),
+            json_body={
+                "input": instruction,
+                "processor": self.processor,
+                "task_spec": {"output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION}},
+            },
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "parallel task run")
+        status = first_string(document, "status") or ""
+        error = document.get("error")
+        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        return RunState(
+            phase=_PHASES.get(status.lower(), "running"),
+            run_id=first_string(document, "run_id"),
+            vendor_status=status,
+            message=message,
+        )
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        return ProviderRequest(
+            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}", _headers(api_key)
+        )
+
+    def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        return ProviderRequest(
+            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}/result", _headers(api_key)
+        )
+
+    def read_result(self, document: Any) -> Report:
+        output = require_object(obj(document, "output"), "parallel result: output")
+        text = require_text(output.get("content"), "parallel result: output.content")
+        found = []
+        for basis in objects(output.get("basis")):
+            found.extend(citations(objects(basis.get("citations"))))
+        usage = document.get("usage") if isinstance(document, dict) else None
+        return Report(
+            text=text, citations=tuple(found), usage=usage if isinstance(usage, dict) else {}
+        )
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return first_string(document, "run_id") or request_id_from_headers(headers, document)

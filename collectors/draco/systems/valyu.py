@@ -1,0 +1,132 @@
+"""Valyu DeepResearch (providers.md §2), one lane per mode (fast / standard / heavy / max).
+
+- Submit `POST {base}/v1/deepresearch/tasks` (`X-API-Key`), body as [V] sent it through the
+  SDK: `{input, model: <mode>, search: {search_type: "all"}, code_execution: true}`.
+- Poll `GET /v1/deepresearch/tasks/{id}/status` every 15 s (<= 3,600 s, as [V]) until
+  completed / failed / cancelled; the completed status document carries the report.
+- providers.md marks the base host *verify*: we use Valyu's documented API host
+  `https://api.valyu.ai` (BASE_URL, overridable like every base URL).
+- Report = `output` (a string, or `{markdown|content}` when it is an object), citations =
+  `sources[]` (url, title); `cost` is the billed amount when positive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    billed,
+    citations,
+    first_string,
+    obj,
+    objects,
+    require_object,
+)
+from collectors.draco.systems.driver import (
+    Phase,
+    Report,
+    RunState,
+    VendorApi,
+    VendorShapeError,
+)
+from collectors.http import ProviderRequest, request_id_from_headers
+
+PROVIDER = "valyu"
+KEY_ENV = "VALYU_API_KEY"
+BASE_URL = "https://api.valyu.ai"
+TASKS_PATH = "/v1/deepresearch/tasks"
+MODES = ("fast", "standard", "heavy", "max")
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "pending": "queued",
+    "running": "running",
+    "in_progress": "running",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
+    "canceled": "failed",
+}
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    return {"X-API-Key": api_key, "Accept": "application/json"}
+
+
+def _report_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict):
+        for key in ("markdown", "content", "text"):
+            if isinstance(output.get(key), str):
+                return output[key]
+    raise VendorShapeError(f"valyu task: output is not text ({type(output).__name__})")
+
+
+@dataclass(frozen=True)
+class ValyuDeepResearchApi(VendorApi):
+    mode: str
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "valyu_deepresearch@1"
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "endpoint": TASKS_PATH,
+            "model": self.mode,
+            "search": {"search_type": "all"},
+            "code_execution": True,
+        }
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            "POST",
+            f"{base_url.rstrip('/')}{TASKS_PATH}",
+            _headers(api_key),
+            json_body={
+                "input": instruction,
+                "model": self.mode,
+                "search": {"search_type": "all"},
+                "code_execution": True,
+            },
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "valyu task")
+        status = first_string(document, "status") or ""
+        phase = _PHASES.get(status.lower(), "running")
+        report = None
+        if phase == "completed":
+            cost, basis = billed(document.get("cost"))
+            if cost is None:
+                cost, basis = billed(obj(document, "cost", "total"))
+            usage = document.get("usage")
+            report = Report(
+                text=_report_text(document.get("output")),
+                citations=citations(objects(document.get("sources"))),
+                cost_usd=cost,
+                cost_basis=basis,
+                usage=usage if isinstance(usage, dict) else {},
+            )
+        error = document.get("error")
+        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        return RunState(
+            phase=phase,
+            run_id=first_string(document, "deepresearch_id", "task_id", "id"),
+            vendor_status=status,
+            message=message,
+            report=report,
+        )
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        url = f"{base_url.rstrip('/')}{TASKS_PATH}/{run.run_id}/status"
+        return ProviderRequest("GET", url, _headers(api_key))
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return first_string(document, "deepresearch_id", "task_id") or request_id_from_headers(
+            headers, document
+        )

@@ -1,0 +1,72 @@
+"""You.com Research (providers.md §2): one synchronous call.
+
+`POST {base}/v1/research` (`X-API-Key`), body `{input, research_effort: "exhaustive"}`; the
+response carries the report: `output.content`, citations `output.sources[]` (url, title).
+Long client timeout (600 s, as [V]) and few attempts: a retry re-runs (and re-bills) the
+whole research. No cost in the response: list price $0.45 per request (price seed).
+Key: `YDC_API_KEY` (You.com's own name), `YOU_API_KEY` accepted as a fallback (KEY_ENVS).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collectors.draco.systems.documents import (
+    citations,
+    first_string,
+    objects,
+    require_object,
+    require_text,
+)
+from collectors.draco.systems.driver import Report, RunState, VendorApi
+from collectors.http import ProviderRequest, request_id_from_headers
+
+PROVIDER = "youcom"
+KEY_ENV = "YDC_API_KEY"
+KEY_ENVS = ("YDC_API_KEY", "YOU_API_KEY")
+BASE_URL = "https://api.you.com"
+RESEARCH_PATH = "/v1/research"
+EFFORT = "exhaustive"
+
+
+@dataclass(frozen=True)
+class YouResearchApi(VendorApi):
+    effort: str = EFFORT
+
+    provider = PROVIDER
+    key_env = KEY_ENV
+    base_url = BASE_URL
+    version = "youcom_research@1"
+
+    @property
+    def key_envs(self) -> tuple[str, ...]:
+        return KEY_ENVS
+
+    def settings(self) -> dict[str, Any]:
+        return {"endpoint": RESEARCH_PATH, "research_effort": self.effort, "synchronous": True}
+
+    def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
+        return ProviderRequest(
+            "POST",
+            f"{base_url.rstrip('/')}{RESEARCH_PATH}",
+            {"X-API-Key": api_key, "Accept": "application/json"},
+            json_body={"input": instruction, "research_effort": self.effort},
+        )
+
+    def read_submit(self, document: Any) -> RunState:
+        document = require_object(document, "you.com research")
+        output = require_object(document.get("output"), "you.com research: output")
+        text = require_text(output.get("content"), "you.com research: output.content")
+        return RunState(
+            phase="completed",
+            run_id=first_string(document, "id", "request_id"),
+            vendor_status="completed",
+            report=Report(text=text, citations=citations(objects(output.get("sources")))),
+        )
+
+    def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
+        return first_string(document, "request_id", "id") or request_id_from_headers(
+            headers, document
+        )
