@@ -317,6 +317,7 @@ def _passage_corpus(corpus: Any):
 __all__ = [
     "LANES",
     "LOCAL_RAG",
+    "VENDOR_KEY_ENVS",
     "LaneConfigError",
     "ResearchLaneSpec",
     "make_lane",

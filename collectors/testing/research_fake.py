@@ -1,0 +1,552 @@
+"""A loopback fake of the deep-research vendors: async runs that move through queued ->
+running -> completed over polls, with faults on demand.
+
+    with FakeResearchServer(polls_to_complete=2) as fake:
+        fake.add_faults("parallel", Fault.status(429, retry_after="0"))  # the submit call
+        lane = make_lane("parallel_task_core", base_urls=fake.base_urls(), poll_interval_s=0.01)
+
+Each vendor lives under its own prefix (`/nimble/v2/agents/runs`, `/exa/agent/runs`, ...).
+A run is `queued` when submitted; poll k (k = 1, 2, ...) reports `running` while
+k < polls_to_complete, then the terminal state: `completed`, or the vendor's `failed` status
+after `fail_runs(provider, message)`. Result endpoints (Nimble, Parallel) answer 409 / 422 /
+200 by that state. Synchronous vendors (You.com, Perplexity, Exa deep-reasoning, OpenAI without
+`background`) answer the report at once. `set_report(provider, text, citations)` changes what
+completed runs return (e.g. "" for an empty report).
+
+Faults, recording and key checks are `collectors.testing.fake_server`'s: the same `Fault`
+values, queued per target (provider, exact path or "*") and consumed one per request in order,
+`None` meaning "answer normally".
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from collectors.testing.fake_server import (
+    Fault,
+    ReceivedRequest,
+    _Handler,
+    _Server,
+    _State,
+)
+
+__all__ = ["DEFAULT_CITATIONS", "DEFAULT_REPORT", "FakeResearchServer", "Fault"]
+
+# provider -> (auth header, value prefix)
+AUTH: dict[str, tuple[str, str]] = {
+    "nimble": ("authorization", "Bearer "),
+    "exa": ("x-api-key", ""),
+    "parallel": ("x-api-key", ""),
+    "openai": ("authorization", "Bearer "),
+    "gemini": ("x-goog-api-key", ""),
+    "valyu": ("x-api-key", ""),
+    "youcom": ("x-api-key", ""),
+    "tavily": ("authorization", "Bearer "),
+    "perplexity": ("authorization", "Bearer "),
+}
+DEFAULT_REPORT = (
+    "# Findings\n\nThe first finding is supported by a source [1]. "
+    "A second finding is supported by another [2].\n"
+)
+DEFAULT_CITATIONS = (
+    {"url": "https://example.org/source-a", "title": "Source A"},
+    {"url": "https://example.org/source-b", "title": "Source B"},
+)
+
+# Status words each vendor uses for (queued, running, completed, failed).
+_STATUS_WORDS: dict[str, tuple[str, str, str, str]] = {
+    "nimble": ("queued", "running", "completed", "failed"),
+    "exa": ("pending", "running", "completed", "failed"),
+    "parallel": ("queued", "running", "completed", "failed"),
+    "openai": ("queued", "in_progress", "completed", "failed"),
+    "gemini": ("in_progress", "in_progress", "completed", "failed"),
+    "valyu": ("queued", "running", "completed", "failed"),
+    "tavily": ("pending", "in_progress", "completed", "failed"),
+}
+
+
+@dataclass
+class _Run:
+    provider: str
+    run_id: str
+    agent_id: str = ""
+    polls: int = 0
+    model: str = ""
+
+
+@dataclass
+class _ResearchState(_State):
+    polls_to_complete: int = 2
+    runs: dict[str, _Run] = field(default_factory=dict)
+    failing: dict[str, str] = field(default_factory=dict)
+    reports: dict[str, tuple[str, tuple[dict[str, str], ...]]] = field(default_factory=dict)
+    ids: Any = field(default_factory=lambda: itertools.count(1))
+
+    def report(self, provider: str) -> tuple[str, tuple[dict[str, str], ...]]:
+        return self.reports.get(provider, (DEFAULT_REPORT, DEFAULT_CITATIONS))
+
+
+class FakeResearchServer:
+    def __init__(self, *, polls_to_complete: int = 2, keys: dict[str, str] | None = None):
+        self._state = _ResearchState(
+            keys=dict(keys or {}), record=True, polls_to_complete=polls_to_complete
+        )
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, port: int = 0) -> FakeResearchServer:
+        handler = type("Handler", (_ResearchHandler,), {"state": self._state})
+        self._server = _Server(("127.0.0.1", port), handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._state.stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeResearchServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def base_urls(self) -> dict[str, str]:
+        return {provider: f"{self.base_url}/{provider}" for provider in AUTH}
+
+    # --- behaviour ----------------------------------------------------------------------------
+
+    def add_faults(self, target: str, *faults: Fault | None) -> None:
+        with self._state.lock:
+            self._state.queued.setdefault(target, deque()).extend(faults)
+
+    def set_fault(self, target: str, fault: Fault) -> None:
+        with self._state.lock:
+            self._state.permanent[target] = fault
+
+    def fail_runs(self, provider: str, message: str = "the run failed") -> None:
+        with self._state.lock:
+            self._state.failing[provider] = message
+
+    def set_report(
+        self, provider: str, text: str, citations: tuple[dict[str, str], ...] = DEFAULT_CITATIONS
+    ) -> None:
+        with self._state.lock:
+            self._state.reports[provider] = (text, citations)
+
+    def set_polls_to_complete(self, polls: int) -> None:
+        with self._state.lock:
+            self._state.polls_to_complete = polls
+
+    def reset(self, *, keys: dict[str, str] | None = None) -> None:
+        state = self._state
+        with state.lock:
+            state.queued.clear()
+            state.permanent.clear()
+            state.requests.clear()
+            state.runs.clear()
+            state.failing.clear()
+            state.reports.clear()
+            state.polls_to_complete = 2
+            if keys is not None:
+                state.keys = dict(keys)
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def requests_for(self, provider: str) -> list[ReceivedRequest]:
+        return [r for r in self.requests if r.provider == provider]
+
+
+class _ResearchHandler(_Handler):
+    state: _ResearchState
+
+    def _serve(self) -> None:
+        path, _, query = self.path.partition("?")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        provider, _, vendor_path = path.lstrip("/").partition("/")
+        provider = provider if provider in AUTH else None
+        with self.state.lock:
+            self.state.requests.append(
+                ReceivedRequest(
+                    method=self.command,
+                    path=path,
+                    query=query,
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
+                    provider=provider,
+                )
+            )
+        try:
+            fault = self.state.next_fault(provider, path)
+            if fault is not None and self._inject(fault):
+                return
+            self._route(provider, "/" + vendor_path, body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # --- routing ------------------------------------------------------------------------------
+
+    def _route(self, provider: str | None, path: str, body: bytes) -> None:
+        if provider is None:
+            return self._send_json(404, {"error": "unknown vendor prefix"})
+        header, prefix = AUTH[provider]
+        presented = self.headers.get(header, "")
+        key = presented[len(prefix) :] if presented.startswith(prefix) else ""
+        expected = self.state.keys.get(provider)
+        if not key or (expected is not None and key != expected):
+            return self._send_json(401, {"error": "invalid API key"})
+        try:
+            request = json.loads(body) if body else {}
+        except ValueError:
+            return self._send_json(400, {"error": "body is not JSON"})
+        for method, pattern, handler in _ROUTES[provider]:
+            match = re.fullmatch(pattern, path)
+            if match and self.command == method:
+                status, document = handler(self, request, *match.groups())
+                return self._send_json(status, document)
+        return self._send_json(404, {"error": f"no route {self.command} {path}"})
+
+    # --- run bookkeeping ----------------------------------------------------------------------
+
+    def _new_run(self, provider: str, prefix: str, model: str = "") -> _Run:
+        with self.state.lock:
+            n = next(self.state.ids)
+            run = _Run(provider, f"{prefix}{n}", agent_id=f"wsa_{n}", model=model)
+            self.state.runs[run.run_id] = run
+        return run
+
+    def _advance(self, run_id: str) -> tuple[_Run | None, str]:
+        """Count one status poll; returns the run and its phase afterwards."""
+        with self.state.lock:
+            run = self.state.runs.get(run_id)
+            if run is None:
+                return None, ""
+            run.polls += 1
+            return run, self._phase(run)
+
+    def _phase(self, run: _Run) -> str:
+        if run.polls == 0:
+            return "queued"
+        if run.polls < self.state.polls_to_complete:
+            return "running"
+        return "failed" if run.provider in self.state.failing else "completed"
+
+    def _word(self, provider: str, phase: str) -> str:
+        words = _STATUS_WORDS[provider]
+        return words[("queued", "running", "completed", "failed").index(phase)]
+
+    def _report(self, provider: str) -> tuple[str, list[dict[str, str]]]:
+        text, citations = self.state.report(provider)
+        return text, [dict(c) for c in citations]
+
+
+# --- vendor documents (the documented fields, providers.md §2) ---------------------------------
+
+
+def _nimble_submit(h: _ResearchHandler, request: dict) -> tuple[int, dict]:
+    run = h._new_run("nimble", "task_run_")
+    return 200, {"run_id": run.run_id, "agent_id": run.agent_id, "status": "queued"}
+
+
+def _nimble_get(h: _ResearchHandler, request: dict, agent_id: str, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": "no such run"}
+    document = {"run_id": run_id, "agent_id": agent_id, "status": h._word("nimble", phase)}
+    document["is_active"] = phase in ("queued", "running")
+    if phase == "failed":
+        document["error"] = h.state.failing["nimble"]
+    return 200, document
+
+
+def _nimble_result(h: _ResearchHandler, request: dict, agent_id: str, run_id: str):
+    run = h.state.runs.get(run_id)
+    if run is None:
+        return 404, {"error": "no such run"}
+    phase = h._phase(run)
+    if phase in ("queued", "running"):
+        return 409, {"error": "run is still active"}
+    if phase == "failed":
+        return 422, {"error": h.state.failing["nimble"]}
+    text, citations = h._report("nimble")
+    return 200, {
+        "run_id": run_id,
+        "output": {"type": "text", "content": text, "trust": {"sources": citations}},
+    }
+
+
+def _exa_agent_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {"id": run.run_id, "status": h._word("exa", phase)}
+    if phase == "completed":
+        text, citations = h._report("exa")
+        document["output"] = {
+            "text": text,
+            "grounding": [{"field": "text", "citations": citations}],
+        }
+        document["cost_dollars"] = {"total": 0.5}
+    elif phase == "failed":
+        document["error"] = {"message": h.state.failing["exa"]}
+    return document
+
+
+def _exa_agent_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("exa", "run_")
+    return 200, _exa_agent_document(h, run, "queued")
+
+
+def _exa_agent_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": "no such run"}
+    return 200, _exa_agent_document(h, run, phase)
+
+
+def _exa_search(h: _ResearchHandler, request: dict):
+    text, citations = h._report("exa")
+    return 200, {
+        "requestId": "req_exa_1",
+        "results": [],
+        "output": {"content": text, "grounding": [{"field": "content", "citations": citations}]},
+        "costDollars": {"total": 0.015},
+    }
+
+
+def _parallel_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {
+        "run_id": run.run_id,
+        "status": h._word("parallel", phase),
+        "is_active": phase in ("queued", "running"),
+        "processor": run.model,
+    }
+    if phase == "failed":
+        document["error"] = {"message": h.state.failing["parallel"]}
+    return document
+
+
+def _parallel_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("parallel", "trun_", model=str(request.get("processor", "")))
+    return 200, _parallel_document(h, run, "queued")
+
+
+def _parallel_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": "no such run"}
+    return 200, _parallel_document(h, run, phase)
+
+
+def _parallel_result(h: _ResearchHandler, request: dict, run_id: str):
+    run = h.state.runs.get(run_id)
+    if run is None:
+        return 404, {"error": "no such run"}
+    text, citations = h._report("parallel")
+    return 200, {
+        "run": _parallel_document(h, run, h._phase(run)),
+        "output": {
+            "type": "text",
+            "content": text,
+            "basis": [{"field": "content", "citations": citations, "reasoning": ""}],
+        },
+    }
+
+
+def _openai_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {
+        "id": run.run_id,
+        "object": "response",
+        "status": h._word("openai", phase),
+        "model": run.model,
+        "output": [],
+    }
+    if phase == "completed":
+        text, citations = h._report("openai")
+        annotations = [
+            {"type": "url_citation", "url": c["url"], "title": c["title"], "start_index": 0}
+            for c in citations
+        ]
+        document["output"] = [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": annotations}],
+            },
+        ]
+        document["usage"] = {"input_tokens": 1000, "output_tokens": 2000, "total_tokens": 3000}
+    elif phase == "failed":
+        document["error"] = {"code": "server_error", "message": h.state.failing["openai"]}
+    return document
+
+
+def _openai_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("openai", "resp_", model=str(request.get("model", "")))
+    if request.get("background"):
+        return 200, _openai_document(h, run, "queued")
+    return 200, _openai_document(h, run, "completed")
+
+
+def _openai_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": {"message": "no such response"}}
+    return 200, _openai_document(h, run, phase)
+
+
+def _gemini_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {"id": run.run_id, "status": h._word("gemini", phase)}
+    if phase == "completed":
+        text, citations = h._report("gemini")
+        document["outputs"] = [
+            {
+                "type": "text",
+                "text": text,
+                "annotations": [
+                    {"type": "url_citation", "url": c["url"], "title": c["title"]}
+                    for c in citations
+                ],
+            }
+        ]
+        document["usage"] = {"total_tokens": 4321}
+    elif phase == "failed":
+        document["error"] = {"message": h.state.failing["gemini"]}
+    return document
+
+
+def _gemini_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("gemini", "v1_interaction_")
+    return 200, _gemini_document(h, run, "queued")
+
+
+def _gemini_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": {"message": "no such interaction"}}
+    return 200, _gemini_document(h, run, phase)
+
+
+def _valyu_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {"deepresearch_id": run.run_id, "status": h._word("valyu", phase)}
+    if phase == "completed":
+        text, citations = h._report("valyu")
+        document["output"] = text
+        document["sources"] = [{**c, "snippet": "..."} for c in citations]
+        document["cost"] = 2.5
+    elif phase == "failed":
+        document["error"] = h.state.failing["valyu"]
+    return document
+
+
+def _valyu_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("valyu", "dr_")
+    return 200, _valyu_document(h, run, "queued")
+
+
+def _valyu_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": "no such task"}
+    return 200, _valyu_document(h, run, phase)
+
+
+def _youcom_research(h: _ResearchHandler, request: dict):
+    text, citations = h._report("youcom")
+    return 200, {"output": {"content": text, "content_type": "text", "sources": citations}}
+
+
+def _tavily_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    document: dict[str, Any] = {"request_id": run.run_id, "status": h._word("tavily", phase)}
+    if phase == "completed":
+        text, citations = h._report("tavily")
+        document["content"] = text
+        document["sources"] = citations
+    elif phase == "failed":
+        document["error"] = h.state.failing["tavily"]
+    return document
+
+
+def _tavily_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("tavily", "tvly_")
+    return 201, _tavily_document(h, run, "queued")
+
+
+def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": "no such request"}
+    return 200, _tavily_document(h, run, phase)
+
+
+def _perplexity_completion(h: _ResearchHandler, request: dict):
+    text, citations = h._report("perplexity")
+    return 200, {
+        "id": "pplx_1",
+        "model": request.get("model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+        "citations": [c["url"] for c in citations],
+        "search_results": citations,
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": 1000,
+            "citation_tokens": 500,
+            "reasoning_tokens": 2000,
+            "num_search_queries": 10,
+        },
+    }
+
+
+_ID = r"([^/]+)"
+_ROUTES: dict[str, list[tuple[str, str, Any]]] = {
+    "nimble": [
+        ("POST", r"/v2/agents/runs", _nimble_submit),
+        ("GET", rf"/v2/agents/{_ID}/runs/{_ID}", _nimble_get),
+        ("GET", rf"/v2/agents/{_ID}/runs/{_ID}/result", _nimble_result),
+    ],
+    "exa": [
+        ("POST", r"/agent/runs", _exa_agent_submit),
+        ("GET", rf"/agent/runs/{_ID}", _exa_agent_get),
+        ("POST", r"/search", _exa_search),
+    ],
+    "parallel": [
+        ("POST", r"/v1/tasks/runs", _parallel_submit),
+        ("GET", rf"/v1/tasks/runs/{_ID}", _parallel_get),
+        ("GET", rf"/v1/tasks/runs/{_ID}/result", _parallel_result),
+    ],
+    "openai": [
+        ("POST", r"/v1/responses", _openai_submit),
+        ("GET", rf"/v1/responses/{_ID}", _openai_get),
+    ],
+    "gemini": [
+        ("POST", r"/v1beta/interactions", _gemini_submit),
+        ("GET", rf"/v1beta/interactions/{_ID}", _gemini_get),
+    ],
+    "valyu": [
+        ("POST", r"/v1/deepresearch/tasks", _valyu_submit),
+        ("GET", rf"/v1/deepresearch/tasks/{_ID}/status", _valyu_get),
+    ],
+    "youcom": [("POST", r"/v1/research", _youcom_research)],
+    "tavily": [
+        ("POST", r"/research", _tavily_submit),
+        ("GET", rf"/research/{_ID}", _tavily_get),
+    ],
+    "perplexity": [("POST", r"/chat/completions", _perplexity_completion)],
+}
