@@ -100,6 +100,9 @@ class JudgeSample:
     llm: LlmCallRecord | None
     error_class: str | None = None
     error_message: str | None = None
+    # Every completion this sample got, in order: the first answer, then the re-ask's (if
+    # any). `llm` is the last of them; the earlier, unparsable one is kept here for audit.
+    calls: tuple[LlmCallRecord, ...] = ()
 
 
 @runtime_checkable
