@@ -413,3 +413,20 @@ def test_offline_rule_and_thresholds():
     empty = Criterion("e", "a", "A", 2, 5, "States the the of")
     assert judge.judge(TASK, empty, "anything", sample=1).met is False
     assert (POSITIVE_MET_SHARE, NEGATIVE_MET_SHARE) == (0.5, 0.75)
+
+
+# --- prompt files ------------------------------------------------------------------------------
+
+
+def test_prompt_files_and_research_instruction():
+    from collectors.draco.prompts import PROMPTS, PROMPTS_DIR, research_instruction
+    from warehouse.canonical import sha256_hex
+
+    for prompt_id, (file_name, _, _) in PROMPTS.items():
+        prompt = load_prompt(prompt_id)
+        assert prompt.sha256 == sha256_hex((PROMPTS_DIR / file_name).read_bytes())
+    problem = "Compare {a} and {b} for 2026."
+    text, sha = research_instruction(problem)
+    assert problem in text and "[n] title — URL" in text and "Sources" in text
+    assert sha == load_prompt("draco-research-instruction@1").sha256
+    assert research_instruction("other")[1] == sha  # one instruction hash per run
