@@ -1,0 +1,316 @@
+"""Research lanes against the loopback research fake: async state machines over real HTTP,
+and every fault the driver must survive or report (never drop, never disguise)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from collectors.draco.systems import make_lane
+from collectors.http import LaneAborted
+from collectors.testing.research_fake import (
+    DEFAULT_CITATIONS,
+    DEFAULT_REPORT,
+    FakeResearchServer,
+    Fault,
+)
+from tests.draco.research_support import (
+    CANARY_KEYS,
+    Recorder,
+    assert_no_keys,
+    assert_terminal_valid,
+    draco_task,
+    instruction_for,
+)
+from warehouse.events import (
+    ProviderCallCompleted,
+    ProviderCallFailed,
+    ResearchCompleted,
+    ResearchFailed,
+)
+
+FAST = {
+    "backoff_base_s": 0.001,
+    "backoff_cap_s": 0.005,
+    "connect_timeout_s": 2.0,
+    "read_timeout_s": 2.0,
+    "attempt_timeout_s": 2.0,
+}
+POLL = 0.01
+
+
+@pytest.fixture(scope="module")
+def task(shared_data):
+    return draco_task(shared_data)
+
+
+@pytest.fixture(scope="module")
+def _server():
+    with FakeResearchServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake(_server, monkeypatch):
+    for name, value in CANARY_KEYS.items():
+        monkeypatch.setenv(name, value)
+    _server.reset(keys={})
+    yield _server
+    _server.reset(keys={})
+
+
+def research(fake, lane_name, task, **options):
+    recorder = Recorder()
+    options = {"poll_interval_s": POLL, "policy_changes": FAST, **options}
+
+    async def go():
+        lane = make_lane(lane_name, base_urls=fake.base_urls(), **options)
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    result = asyncio.run(go())
+    assert_terminal_valid(result)
+    assert result.source_event_ids == recorder.ids
+    assert_no_keys(recorder.dump() + json.dumps(result.model_dump(mode="json")))
+    return result, recorder
+
+
+ASYNC_LANES = [
+    (
+        "nimble_agent_low",
+        ["research:submit", "research:poll:1", "research:poll:2", "research:result"],
+    ),
+    ("exa_agent_low", ["research:submit", "research:poll:1", "research:poll:2"]),
+    (
+        "parallel_task_core",
+        ["research:submit", "research:poll:1", "research:poll:2", "research:result"],
+    ),
+    ("openai_o4mini_deep_research", ["research:submit", "research:poll:1", "research:poll:2"]),
+    ("gemini_deep_research", ["research:submit", "research:poll:1", "research:poll:2"]),
+    ("valyu_standard", ["research:submit", "research:poll:1", "research:poll:2"]),
+    ("tavily_research_auto", ["research:submit", "research:poll:1", "research:poll:2"]),
+]
+SYNC_LANES = [
+    "exa_deep_reasoning",
+    "openai_gpt55pro_web",
+    "youcom_research_exhaustive",
+    "perplexity_sonar_deep_research",
+]
+
+
+@pytest.mark.parametrize(("lane", "stages"), ASYNC_LANES, ids=[a for a, _ in ASYNC_LANES])
+def test_async_runs_complete_over_real_http(fake, task, lane, stages):
+    result, recorder = research(fake, lane, task)
+    assert isinstance(result, ResearchCompleted)
+    assert result.raw_output == DEFAULT_REPORT
+    assert [(c.url, c.title) for c in result.raw_citations] == [
+        (c["url"], c["title"]) for c in DEFAULT_CITATIONS
+    ]
+    assert recorder.stages == stages
+    assert result.polls == 2 and result.poll_interval_s == POLL
+    assert result.vendor_run_id
+    # The key went out (and only in the vendor's auth header), and never came back in a payload.
+    sent = fake.requests_for(recorder.payloads[0].provider)
+    assert all(any(key in r.raw for key in CANARY_KEYS.values()) for r in sent)
+
+
+@pytest.mark.parametrize("lane", SYNC_LANES)
+def test_synchronous_lanes_complete_in_one_call(fake, task, lane):
+    result, recorder = research(fake, lane, task)
+    assert isinstance(result, ResearchCompleted)
+    assert result.raw_output == DEFAULT_REPORT
+    assert recorder.stages == ["research:submit"] and result.polls == 0
+    assert result.poll_interval_s is None
+
+
+def test_429_with_retry_after_on_submit_is_retried_in_the_same_call(fake, task):
+    fake.add_faults("parallel", Fault.status(429, retry_after="0"), Fault.status(503))
+    result, recorder = research(fake, "parallel_task_base", task)
+    assert isinstance(result, ResearchCompleted)
+    submit = recorder.payloads[0]
+    assert submit.stage == "research:submit" and submit.http_attempts == 3
+    submits = [r for r in fake.requests_for("parallel") if r.method == "POST"]
+    assert len(submits) == 3
+
+
+def test_submit_429_that_outlives_retries_fails_the_attempt(fake, task):
+    fake.set_fault("tavily", Fault.status(429, retry_after="0"))
+    result, recorder = research(
+        fake, "tavily_research_mini", task, policy_changes={**FAST, "max_attempts": 2}
+    )
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("submit", "rate_limited")
+    assert isinstance(recorder.payloads[0], ProviderCallFailed)
+    assert len(recorder.payloads) == 1
+
+
+def test_5xx_during_polls_is_tolerated_and_recorded(fake, task):
+    # submit ok, poll 1 fails (every HTTP attempt), poll 2 ok (running), poll 3 ok (done).
+    fake.add_faults("exa", None, *[Fault.status(502)] * 3)
+    result, recorder = research(fake, "exa_agent_medium", task)
+    assert isinstance(result, ResearchCompleted)
+    assert recorder.stages == [
+        "research:submit",
+        "research:poll:1",
+        "research:poll:2",
+        "research:poll:3",
+    ]
+    assert isinstance(recorder.payloads[1], ProviderCallFailed)
+    assert recorder.payloads[1].status_code == 502
+    assert result.polls == 3
+
+
+def test_too_many_failed_polls_in_a_row_fail_at_stage_poll(fake, task):
+    fake.add_faults("valyu", None)
+    fake.set_fault("valyu", Fault.status(500))
+    result, recorder = research(fake, "valyu_fast", task, max_poll_failures=3)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("poll", "http_status")
+    assert recorder.stages == ["research:submit", *(f"research:poll:{n}" for n in (1, 2, 3))]
+    assert result.vendor_run_id is not None
+
+
+def test_vendor_failed_status_is_a_terminal_failure(fake, task):
+    fake.fail_runs("parallel", "processor crashed")
+    result, recorder = research(fake, "parallel_task_pro", task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("poll", "vendor_failed")
+    assert "processor crashed" in result.error_message
+    assert len(recorder.payloads) == 3  # submit + two polls, no result call
+
+
+def test_nimble_result_409_while_running_then_200(fake, task):
+    # submit, poll 1, poll 2 answer normally; the first result call says "still running".
+    fake.add_faults("nimble", None, None, None, Fault.status(409))
+    result, recorder = research(fake, "nimble_agent_medium", task)
+    assert isinstance(result, ResearchCompleted)
+    assert recorder.stages == [
+        "research:submit",
+        "research:poll:1",
+        "research:poll:2",
+        "research:result",
+        "research:result:2",
+    ]
+    assert isinstance(recorder.payloads[3], ProviderCallFailed)
+    assert recorder.payloads[3].status_code == 409
+    assert result.polls == 3
+
+
+def test_nimble_result_422_is_terminal(fake, task):
+    fake.add_faults("nimble", None, None, None, Fault.status(422))
+    result, recorder = research(fake, "nimble_agent_high", task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("result", "vendor_failed")
+    assert recorder.stages[-1] == "research:result"
+
+
+def test_slow_submit_times_out(fake, task):
+    fake.set_fault("youcom", Fault.slow(1.0))
+    result, _recorder = research(
+        fake,
+        "youcom_research_exhaustive",
+        task,
+        policy_changes={**FAST, "attempt_timeout_s": 0.2, "max_attempts": 1},
+    )
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("submit", "timeout")
+
+
+def test_poll_deadline(fake, task):
+    fake.set_polls_to_complete(10_000)
+    result, recorder = research(fake, "gemini_deep_research_max", task, poll_deadline_s=0.1)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("poll", "poll_deadline")
+    assert result.wall_clock_ms < 2_000
+    assert all(isinstance(p, ProviderCallCompleted) for p in recorder.payloads)
+
+
+@pytest.mark.parametrize("lane", ["tavily_research_pro", "perplexity_sonar_deep_research"])
+def test_empty_output_is_a_failure_not_a_drop(fake, task, lane):
+    fake.set_report(lane.split("_")[0], "  \n")
+    result, _recorder = research(fake, lane, task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("result", "empty_output")
+    assert result.source_event_ids  # the raw (empty) report is in the log
+
+
+def test_malformed_json_on_a_completed_call(fake, task):
+    fake.set_fault("perplexity", Fault.malformed_json())
+    result, recorder = research(fake, "perplexity_sonar_deep_research", task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("submit", "malformed_body")
+    assert "502 Bad Gateway" in recorder.payloads[0].raw_body
+
+
+def test_json_of_the_wrong_shape_fails_at_parse(fake, task):
+    fake.add_faults(
+        "youcom", Fault("status", code=200, body=json.dumps({"output": {"content": 7}}).encode())
+    )
+    result, recorder = research(fake, "youcom_research_exhaustive", task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("parse", "malformed_body")
+    assert isinstance(recorder.payloads[0], ProviderCallCompleted)
+
+
+@pytest.mark.parametrize("status", [401, 402, 403])
+def test_auth_failure_aborts_the_lane_after_recording_the_call(fake, task, status):
+    fake.add_faults("openai", None, Fault.status(status))  # submit ok, first poll rejected
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "openai_o3_deep_research",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+        )
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted) as aborted:
+        asyncio.run(go())
+    assert recorder.stages == ["research:submit", "research:poll:1"]
+    assert recorder.payloads[-1] == aborted.value.payload
+    assert aborted.value.payload.error_class == "auth"
+    assert_no_keys(recorder.dump())
+
+
+def test_wrong_key_on_submit_aborts(fake, task):
+    fake.reset(keys={"exa": "the-right-key"})
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane("exa_agent_xhigh", base_urls=fake.base_urls(), policy_changes=FAST)
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted, match="401"):
+        asyncio.run(go())
+    assert recorder.stages == ["research:submit"]
+
+
+def test_tasks_run_concurrently_on_one_lane(fake, task):
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "tavily_research_mini",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+            rate_per_s=1000.0,
+        )
+        async with lane:
+            return await asyncio.gather(
+                *(
+                    lane.research(task, instruction_for(task), attempt=n, emit=recorder)
+                    for n in (1, 2, 3)
+                )
+            )
+
+    results = asyncio.run(go())
+    assert all(isinstance(r, ResearchCompleted) for r in results)
+    assert len({r.vendor_run_id for r in results}) == 3
+    assert len(set(recorder.ids)) == 9  # 3 attempts x (submit + 2 polls), ids never collide
