@@ -144,7 +144,7 @@ class LocalRagLane:
             sentences = self._sentences(problem_tokens, passages)
             lines.append(f"## {n}. {title}")
             lines.append("")
-            lines.append(" ".join(f"{sentence} [{n}]" for sentence in sentences))
+            lines.append(" ".join(_marked(sentence, n) for sentence in sentences))
             lines.append("")
             cited.append(ReportCitation(url=url, title=title))
         return "\n".join(lines).rstrip() + "\n", cited
@@ -184,6 +184,13 @@ class LocalRagLane:
             cost_basis="list_price",
             usage={"documents": len(cited)},
         )
+
+
+def _marked(sentence: str, n: int) -> str:
+    """The marker goes before the sentence's final punctuation: "... estimates [2]."."""
+    if sentence[-1] in ".!?":
+        return f"{sentence[:-1]} [{n}]{sentence[-1]}"
+    return f"{sentence} [{n}]"
 
 
 def _passage_order(passage_id: str) -> tuple[str, int]:
