@@ -36,21 +36,24 @@ OFFLINE = "offline"
 MODEL = "offline-lexical-judge@1"
 POSITIVE_MET_SHARE = 0.5
 NEGATIVE_MET_SHARE = 0.75
-METHOD = (
-    f"{MODEL}: content words of the requirement (lowercase [a-z0-9]+ tokens, stopwords and "
-    "rubric verbs dropped, suffix stem ing/ed/es/s keeping >= 3 letters) found in the judged "
-    f"text's words; positive: share >= {POSITIVE_MET_SHARE} -> MET; negative: share >= "
-    f"{NEGATIVE_MET_SHARE} -> MET (the text commits the error); no content words -> UNMET"
-)
 
 # Words that say what a criterion asks for, not what it is about.
 _RUBRIC_WORDS_TEXT = """
     response report answer states state explains explain mentions mention describes describe
     discusses discuss notes note provides provide includes include identifies identify
     clearly correctly explicitly specific specifically accurately claims claim says say
-    incorrectly falsely wrongly least must should e g eg etc ie vs via
+    incorrectly falsely wrongly least must should e g eg etc ie vs via cites cite gives give
+    shows show lists list refers refer illustrates illustrate concludes conclude
 """
 RUBRIC_WORDS = frozenset(_RUBRIC_WORDS_TEXT.split())
+METHOD = (
+    f"{MODEL}: content words of the requirement (lowercase [a-z0-9]+ tokens, stopwords "
+    f"[{' '.join(sorted(STOPWORDS))}] and "
+    f"rubric words [{' '.join(sorted(RUBRIC_WORDS))}] dropped, suffix stem ing/ed/es/s keeping "
+    ">= 3 letters) found in the judged text's words; positive: share >= "
+    f"{POSITIVE_MET_SHARE} -> MET; negative: share >= {NEGATIVE_MET_SHARE} -> MET (the text "
+    "commits the error); no content words -> UNMET"
+)
 _TOKEN = re.compile(r"[a-z0-9]+")
 _SUFFIXES = ("ing", "ed", "es", "s")
 
