@@ -498,7 +498,10 @@ class JudgeVerdict(Payload):
     error_class: str | None = None
     error_message: str | None = None
     source_event_id: str  # the report_normalized judged
-    llm: LlmCallRecord | None = None
+    llm: LlmCallRecord | None = None  # the completion that decided the verdict
+    # Earlier completions of this sample (an unparsable first answer before the re-ask): kept
+    # raw for audit, never scored.
+    earlier_calls: list[LlmCallRecord] = Field(default_factory=list)
 
 
 PAYLOAD_MODELS: dict[str, type[Payload]] = {

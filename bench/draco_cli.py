@@ -1,0 +1,353 @@
+"""`bench plan|run draco`, `bench run rubric` and `bench rejudge`: rubric-judged deep research."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bench import pipeline
+from bench.options import HomeOption
+from bench.qa_cli import _base_url_overrides
+from bench.settings import shared_data_dir
+from collectors.draco.judge import DEFAULT_JUDGE_SPEC
+from warehouse.paths import BenchPaths
+
+console = Console(stderr=True)
+out = Console()
+
+DRACO_FILE = Path("draco") / "test.jsonl"
+
+SystemsOption = Annotated[
+    str,
+    typer.Option(
+        "--systems",
+        help="Comma-separated research systems (offline: local-rag; vendors need keys). "
+        "`bench plan draco --list-systems` names them all.",
+    ),
+]
+TasksOption = Annotated[
+    str,
+    typer.Option(
+        help="'draco' (the pinned DRACO test split), 'demo' (the project's own offline tasks) "
+        "or a rubric-task JSONL in DRACO's format."
+    ),
+]
+DatasetFileOption = Annotated[
+    Path | None, typer.Option(help="Local copy of DRACO's test.jsonl (verified by sha256).")
+]
+LimitOption = Annotated[
+    int | None, typer.Option(min=1, help="Only the first N tasks (file order).")
+]
+ItemsOption = Annotated[
+    str | None, typer.Option(help="Comma-separated upstream task ids (UUIDs) to run.")
+]
+JudgeOption = Annotated[
+    str,
+    typer.Option(
+        help="offline (labelled, not an LLM) | anthropic:<model> | openai:<model> | "
+        "openai-compatible:<model>@<base url>"
+    ),
+]
+SamplesOption = Annotated[int, typer.Option(min=1, help="Independent judge samples per criterion.")]
+CorpusOption = Annotated[
+    str, typer.Option(help="Corpus for local-rag: 'demo', a corpus directory or a .jsonl.")
+]
+
+
+def _task_set(paths: BenchPaths, tasks: str, dataset_file: Path | None):
+    from collectors.draco.dataset import load_draco, load_rubric_tasks
+    from collectors.draco.demo_tasks import demo_task_set
+
+    if tasks == "demo":
+        return "rubric", demo_task_set()
+    if tasks == "draco":
+        if dataset_file is None and (shared_data_dir() / DRACO_FILE).exists():
+            dataset_file = shared_data_dir() / DRACO_FILE
+        return "draco", load_draco(dataset_file, cache_dir=paths.cache_dir)
+    return "rubric", load_rubric_tasks(Path(tasks))
+
+
+def _select(task_set, limit: int | None, items: str | None):
+    from collectors.draco.plan import select_tasks
+
+    wanted = [i.strip() for i in items.split(",") if i.strip()] if items else None
+    return select_tasks(task_set, limit=limit, item_ids=wanted)
+
+
+def _system_names(spec: str) -> list[str]:
+    from collectors.draco.systems import LANES
+
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LANES]
+    if unknown:
+        raise ValueError(
+            f"--systems: unknown {', '.join(unknown)}; available: {', '.join(sorted(LANES))}"
+        )
+    if not names:
+        raise ValueError("--systems: name at least one research system")
+    return names
+
+
+def _lanes(names: list[str], corpus: str, paths: BenchPaths, *, planning: bool = False):
+    from collectors.draco.systems import make_lane
+
+    environ = dict(os.environ)
+    if planning:
+        # A plan calls nothing, so it must not need keys: the user wants the cost first.
+        from collectors.draco.systems import LANES
+
+        for name in names:
+            key_env = getattr(LANES[name], "key_env", None)
+            if key_env:
+                environ.setdefault(key_env, "not-needed-for-a-plan")
+    return [
+        make_lane(
+            name,
+            base_urls=_base_url_overrides(environ),
+            environ=environ,
+            corpus=_corpus(corpus, paths) if name == "local-rag" else None,
+        )
+        for name in names
+    ]
+
+
+def _corpus(corpus: str, paths: BenchPaths):
+    from collectors.qa.local_corpus import from_extraction_corpus, load_local_corpus
+
+    if corpus == "demo":
+        from collectors.extraction.demo_corpus import ensure_demo_corpus
+
+        return from_extraction_corpus(ensure_demo_corpus(paths.corpora_dir / "demo"))
+    return load_local_corpus(Path(corpus))
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    )
+
+
+def _print_summary(summary) -> None:
+    table = Table(title=f"run {summary.run_id}  judge {summary.judge_id}")
+    columns = (
+        "status",
+        "units",
+        "already done",
+        "researched",
+        "failed",
+        "verdicts",
+        "flagged",
+        "s",
+    )
+    for column in columns:
+        table.add_column(column)
+    table.add_row(
+        summary.status,
+        str(summary.planned),
+        str(summary.skipped_existing),
+        str(summary.researched),
+        str(summary.research_failed),
+        str(summary.verdicts),
+        str(summary.flagged),
+        f"{summary.duration_s:.1f}",
+    )
+    console.print(table)
+    for lane, reason in summary.aborted_lanes.items():
+        console.print(f"[red]system {lane} aborted:[/red] {reason}")
+
+
+def run_rubric(
+    paths: BenchPaths,
+    *,
+    tasks: str,
+    systems: str,
+    judge: str,
+    samples: int,
+    limit: int | None = None,
+    items: str | None = None,
+    dataset_file: Path | None = None,
+    corpus: str = "demo",
+    max_attempts: int = 3,
+    judge_concurrency: int = 4,
+):
+    from collectors.draco.dataset import dataset_ref
+    from collectors.draco.judge import build_judge
+    from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+    from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
+    from collectors.draco.runner import plan_draco_run, run_draco
+
+    benchmark, task_set = _task_set(paths, tasks, dataset_file)
+    plan = plan_draco_run(
+        benchmark=benchmark,
+        dataset=dataset_ref(task_set),
+        tasks=_select(task_set, limit, items),
+        lanes=_lanes(_system_names(systems), corpus, paths),
+        instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
+        normalizer_version=NORMALIZER_VERSION,
+    )
+    the_judge = build_judge(judge, samples=samples)
+    with _progress() as progress:
+        bar = progress.add_task(f"{task_set.name}: research + judging", total=None)
+        summary = run_draco(
+            pipeline.event_log(paths),
+            plan,
+            the_judge,
+            report_normalized_payload,
+            max_research_attempts=max_attempts,
+            judge_concurrency=judge_concurrency,
+            argv=sys.argv[1:],
+            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+        )
+    _print_summary(summary)
+    return summary
+
+
+def run_demo(paths: BenchPaths) -> str:
+    """The demo's rubric-judged run: the project's own tasks, local-rag, the offline judge."""
+    summary = run_rubric(paths, tasks="demo", systems="local-rag", judge="offline", samples=1)
+    return f"rubric-judged research: local-rag on {summary.planned} demo tasks (offline judge)"
+
+
+def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, paths_for) -> None:
+    @plan_app.command("draco")
+    def plan_draco_cmd(
+        systems: SystemsOption = "local-rag",
+        tasks: TasksOption = "draco",
+        dataset_file: DatasetFileOption = None,
+        limit: LimitOption = None,
+        items: ItemsOption = None,
+        judge: JudgeOption = DEFAULT_JUDGE_SPEC,
+        samples: SamplesOption = 3,
+        list_systems: Annotated[
+            bool, typer.Option("--list-systems", help="List the research systems and exit.")
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        home: HomeOption = None,
+    ) -> None:
+        """Tasks, criteria, judge calls (criteria × samples × systems) and cost, calling nothing."""
+        from collectors.draco.plan import plan_draco
+        from collectors.draco.systems import LANES, price_for
+
+        if list_systems:
+            table = Table(title="research systems")
+            for column in ("system", "provider", "usd/task", "basis"):
+                table.add_column(column)
+            for name in sorted(LANES):
+                price, basis, _snapshot = price_for(name)
+                table.add_row(
+                    name, LANES[name].provider, "?" if price is None else f"{price:g}", basis or ""
+                )
+            out.print(table)
+            return
+        paths = paths_for(home)
+        _benchmark, task_set = _task_set(paths, tasks, dataset_file)
+        plan = plan_draco(
+            task_set,
+            lanes=_system_names(systems),
+            samples=samples,
+            limit=limit,
+            item_ids=[i.strip() for i in items.split(",")] if items else None,
+            judge_model=judge,
+            price_lookup=price_for,
+        )
+        summary = plan.to_json()
+        if as_json:
+            out.print_json(json.dumps(summary, default=str))
+            return
+        table = Table(title=f"plan: {summary['dataset']['name']}")
+        for column in ("system", "tasks", "judge calls", "est. cost USD", "basis"):
+            table.add_column(column)
+        for system in summary["systems"]:
+            cost = system.get("est_cost_usd")
+            table.add_row(
+                system["lane"],
+                str(system["tasks"]),
+                str(system["judge_calls"]),
+                "unknown" if cost is None else f"{cost:.2f}",
+                str(system.get("cost_basis") or ""),
+            )
+        out.print(table)
+
+    @run_app.command("draco")
+    def run_draco_cmd(
+        systems: SystemsOption = "local-rag",
+        tasks: TasksOption = "draco",
+        dataset_file: DatasetFileOption = None,
+        limit: LimitOption = None,
+        items: ItemsOption = None,
+        judge: JudgeOption = DEFAULT_JUDGE_SPEC,
+        samples: SamplesOption = 3,
+        corpus: CorpusOption = "demo",
+        max_attempts: Annotated[
+            int, typer.Option(min=1, help="Research attempts per task and system, in total.")
+        ] = 3,
+        judge_concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
+        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Run research systems on rubric tasks and judge every criterion (resumable)."""
+        paths = paths_for(home)
+        summary = run_rubric(
+            paths,
+            tasks=tasks,
+            systems=systems,
+            judge=judge,
+            samples=samples,
+            limit=limit,
+            items=items,
+            dataset_file=dataset_file,
+            corpus=corpus,
+            max_attempts=max_attempts,
+            judge_concurrency=judge_concurrency,
+        )
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+            console.print(f"published {paths.serve_db}")
+        if summary.aborted_lanes:
+            raise typer.Exit(1)
+
+    @app.command("rejudge")
+    def rejudge_cmd(
+        run_id: Annotated[str, typer.Argument(help="The run whose stored reports to judge.")],
+        judge: JudgeOption = DEFAULT_JUDGE_SPEC,
+        samples: SamplesOption = 3,
+        judge_concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
+        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Judge a run's stored reports again (another judge, prompt or sample count).
+
+        Appends verdicts under a new judge regime; calls no research system. Both regimes stay
+        queryable side by side and never share a leaderboard row."""
+        from collectors.draco.judge import build_judge
+        from collectors.draco.runner import rejudge
+
+        paths = paths_for(home)
+        with _progress() as progress:
+            bar = progress.add_task(f"rejudging {run_id}", total=None)
+            summary = rejudge(
+                pipeline.event_log(paths),
+                run_id,
+                build_judge(judge, samples=samples),
+                judge_concurrency=judge_concurrency,
+                argv=sys.argv[1:],
+                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            )
+        _print_summary(summary)
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+            console.print(f"published {paths.serve_db}")

@@ -1,0 +1,528 @@
+"""Rubric-judged research runs: plan -> resumable staged work -> events (methodology §1.2-§1.4).
+
+A run is a frozen spec: the task file's sha256, the selected upstream item ids, the research
+lanes with their settings, the report instruction (prompt id + sha256) and the bibliography
+normaliser version. The run id is derived from it, so the same command names the same run and
+re-running it resumes. The judge is not part of the run's identity: a judge regime is a stage
+*on* a run, so judging again with another model (`rejudge`, or the same `bench run` with another
+`--judge`) reuses every stored report and calls no research system.
+
+Per (task, lane) the stages run in order, each appended (fsync'd) as soon as it ends:
+research (vendor HTTP exchanges, then research_completed | research_failed) ->
+report_normalized (pure; no call) -> one judge_verdict per criterion × sample. Resume, per
+stage: a lane whose latest attempt failed gets one new attempt per invocation (up to
+`max_research_attempts`); a missing normalised report is rebuilt from the stored output; a
+missing verdict is judged, and a sample whose latest verdict is a failed call is judged again
+as the next `judge_attempt`. Unparsed verdicts are final (they already took the least
+favourable verdict and are flagged); dbt scores only the latest judge attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from collectors.draco.dataset import task_payloads
+from collectors.draco.judge import judge_regime_payload
+from collectors.draco.model import Criterion, Judge, JudgeSample, ResearchLane, RubricTask
+from collectors.draco.run_state import DracoRunState, read_draco_run_state
+from collectors.http import LaneAborted
+from collectors.http.event_sink import EventSink
+from collectors.llm.base import LlmCallError, LlmConfigError
+from warehouse.canonical import canonical_sha256
+from warehouse.events import (
+    DatasetRef,
+    Envelope,
+    JudgeVerdict,
+    Payload,
+    ReportCitation,
+    ReportNormalized,
+    ResearchCompleted,
+    ResearchFailed,
+    RunFinished,
+    RunStarted,
+    make_event,
+)
+from warehouse.ids import run_id_for
+from warehouse.log import EventLog
+from warehouse.provenance import producer_for
+
+DEFAULT_JUDGE_CONCURRENCY = 4
+DEFAULT_MAX_RESEARCH_ATTEMPTS = 3
+ProgressCallback = Callable[[int, int], None]
+Benchmark = Literal["draco", "rubric"]
+
+
+class DracoRunError(ValueError):
+    """The run cannot start as asked (no lanes, duplicate lanes, unknown items)."""
+
+
+class DracoRunAborted(RuntimeError):
+    """The judge refused the key (401/402/403): nothing more can be judged."""
+
+
+class Instruction(Protocol):
+    """The report-shaped instruction every system gets (a versioned prompt file)."""
+
+    prompt_id: str
+    sha256: str
+
+    def render(self, **values: str) -> str: ...
+
+
+# (lane, item_id, attempt, source_event_id, raw_output, citations) -> the normalised report;
+# `collectors.draco.normalize.report_normalized_payload` is the one in use.
+Normalizer = Callable[[str, str, int, str, str, Sequence[ReportCitation]], ReportNormalized]
+
+
+@dataclass(frozen=True)
+class DracoRunPlan:
+    benchmark: Benchmark
+    dataset: DatasetRef
+    tasks: tuple[RubricTask, ...]
+    lanes: tuple[ResearchLane, ...]
+    instruction: Instruction
+    normalizer_version: str
+    spec: dict[str, Any]
+    spec_sha256: str
+    run_id: str
+
+    @property
+    def units(self) -> list[tuple[str, str]]:
+        return [(task.item_id, lane.lane) for task in self.tasks for lane in self.lanes]
+
+
+def plan_draco_run(
+    *,
+    benchmark: Benchmark,
+    dataset: DatasetRef,
+    tasks: Sequence[RubricTask],
+    lanes: Sequence[ResearchLane],
+    instruction: Instruction,
+    normalizer_version: str,
+) -> DracoRunPlan:
+    if not lanes:
+        raise DracoRunError("no research systems selected")
+    if not tasks:
+        raise DracoRunError("no tasks selected")
+    names = [lane.lane for lane in lanes]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise DracoRunError(f"system(s) given twice: {', '.join(twice)}")
+    ordered = tuple(sorted(lanes, key=lambda lane: lane.lane))  # order must not change the id
+    spec = {
+        "benchmark": benchmark,
+        "dataset_sha256": dataset.sha256,
+        "dataset_name": dataset.name,
+        "item_ids": [task.item_id for task in tasks],
+        "systems": [lane.system_ref().model_dump(mode="json") for lane in ordered],
+        "instruction": {"prompt_id": instruction.prompt_id, "sha256": instruction.sha256},
+        "normalizer_version": normalizer_version,
+    }
+    spec_sha256 = canonical_sha256(spec)
+    return DracoRunPlan(
+        benchmark=benchmark,
+        dataset=dataset,
+        tasks=tuple(tasks),
+        lanes=ordered,
+        instruction=instruction,
+        normalizer_version=normalizer_version,
+        spec=spec,
+        spec_sha256=spec_sha256,
+        run_id=run_id_for(spec_sha256),
+    )
+
+
+@dataclass
+class DracoRunSummary:
+    run_id: str
+    judge_id: str
+    planned: int  # (task, lane) units
+    skipped_existing: int  # complete before this invocation
+    researched: int = 0  # research attempts completed by this invocation
+    research_failed: int = 0
+    normalized: int = 0
+    verdicts: int = 0  # verdict samples appended by this invocation
+    flagged: int = 0  # ... of which unparsed or failed (least favourable verdict)
+    already_finished: bool = False
+    duration_s: float = 0.0
+    events_appended: int = 0
+    aborted_lanes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        if self.already_finished:
+            return "already finished"
+        if self.aborted_lanes:
+            return f"incomplete: {len(self.aborted_lanes)} system(s) aborted"
+        if self.research_failed:
+            return f"finished with {self.research_failed} failed research attempt(s)"
+        return "finished"
+
+
+def run_draco(
+    log: EventLog,
+    plan: DracoRunPlan,
+    judge: Judge,
+    normalizer: Normalizer,
+    *,
+    max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
+    judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
+    lane_concurrency: int = 4,
+    argv: Sequence[str] = (),
+    on_progress: ProgressCallback | None = None,
+) -> DracoRunSummary:
+    runner = _DracoRunner(
+        log,
+        plan.run_id,
+        judge,
+        normalizer,
+        plan=plan,
+        max_research_attempts=max_research_attempts,
+        judge_concurrency=judge_concurrency,
+        lane_concurrency=lane_concurrency,
+        argv=argv,
+        on_progress=on_progress,
+    )
+    return asyncio.run(runner.run())
+
+
+def rejudge(
+    log: EventLog,
+    run_id: str,
+    judge: Judge,
+    *,
+    normalizer_version: str | None = None,
+    judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
+    argv: Sequence[str] = (),
+    on_progress: ProgressCallback | None = None,
+) -> DracoRunSummary:
+    """Judge a run's stored reports again with another judge regime; no system is called."""
+    runner = _DracoRunner(
+        log,
+        run_id,
+        judge,
+        None,
+        plan=None,
+        normalizer_version=normalizer_version,
+        judge_concurrency=judge_concurrency,
+        argv=argv,
+        on_progress=on_progress,
+    )
+    return asyncio.run(runner.run())
+
+
+class _DracoRunner:
+    def __init__(
+        self,
+        log: EventLog,
+        run_id: str,
+        judge: Judge,
+        normalizer: Normalizer | None,
+        *,
+        plan: DracoRunPlan | None,
+        normalizer_version: str | None = None,
+        max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
+        judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
+        lane_concurrency: int = 4,
+        argv: Sequence[str] = (),
+        on_progress: ProgressCallback | None = None,
+    ):
+        self.log = log
+        self.run_id = run_id
+        self.judge = judge
+        self.normalizer = normalizer
+        self.plan = plan
+        self.max_research_attempts = max(1, max_research_attempts)
+        self.judge_concurrency = max(1, judge_concurrency)
+        self.lane_concurrency = max(1, lane_concurrency)
+        self.argv = list(argv)
+        self.on_progress = on_progress
+        self.state: DracoRunState = read_draco_run_state(log, run_id)
+        if plan is None:
+            if self.state.run_started is None:
+                raise DracoRunError(f"no rubric-judged run {run_id!r} in the log")
+            spec = self.state.run_started["payload"]["spec"]
+            self.normalizer_version = normalizer_version or spec["normalizer_version"]
+            self.producer = producer_for(spec)
+            self.lane_names = self.state.lanes()
+            self.item_ids = self.state.item_ids()
+        else:
+            self.normalizer_version = plan.normalizer_version
+            self.producer = producer_for(plan.spec)
+            self.lane_names = [lane.lane for lane in plan.lanes]
+            self.item_ids = [task.item_id for task in plan.tasks]
+        self.lanes = {lane.lane: lane for lane in plan.lanes} if plan else {}
+        self.tasks = {task.item_id: task for task in plan.tasks} if plan else {}
+        self.summary = DracoRunSummary(
+            run_id=run_id,
+            judge_id=judge.judge_id,
+            planned=len(self.item_ids) * len(self.lane_names),
+            skipped_existing=0,
+        )
+        self.run_abort: str | None = None
+        self.sink: EventSink | None = None
+
+    # -- events --
+
+    def event(self, payload: Payload) -> Envelope:
+        return make_event(payload, run_id=self.run_id, producer=self.producer)
+
+    async def append(self, payload: Payload) -> str:
+        """Durably write one event (group commit with concurrent units); returns its id."""
+        assert self.sink is not None
+        envelope = self.event(payload)
+        await self.sink.append(envelope)
+        self.state.record(envelope.model_dump())
+        return envelope.event_id
+
+    # -- what is left --
+
+    def task(self, item_id: str) -> RubricTask:
+        return self.tasks.get(item_id) or self.state.rubric_task(item_id)
+
+    def research_attempt_due(self, item_id: str, lane: str) -> int | None:
+        """The attempt number to run now, or None when research is settled for this unit."""
+        if self.plan is None:
+            return None  # rejudging never calls a system
+        unit = self.state.unit(item_id, lane)
+        latest = unit.latest_attempt
+        if latest is None:
+            return 1
+        if unit.scored_attempt is not None:
+            return None
+        if unit.failed_attempts >= self.max_research_attempts:
+            return None
+        return latest + 1
+
+    def pending_samples(self, item_id: str, lane: str) -> list[tuple[Criterion, int, int]]:
+        """(criterion, sample, judge_attempt) still to judge for the scored attempt."""
+        unit = self.state.unit(item_id, lane)
+        attempt = unit.scored_attempt
+        if attempt is None:
+            return []
+        pending = []
+        for criterion in self.task(item_id).criteria:
+            for sample in range(1, self.judge.samples + 1):
+                key = (item_id, lane, attempt, self.judge.judge_id, criterion.criterion_id, sample)
+                latest = self.state.verdicts.get(key)
+                if latest is None:
+                    pending.append((criterion, sample, 1))
+                elif latest[1] == "failed":
+                    pending.append((criterion, sample, latest[0] + 1))
+        return pending
+
+    def unit_complete(self, item_id: str, lane: str) -> bool:
+        unit = self.state.unit(item_id, lane)
+        if unit.scored_attempt is None:
+            return (
+                self.research_attempt_due(item_id, lane) is None and unit.latest_attempt is not None
+            )
+        if (unit.scored_attempt, self.normalizer_version) not in unit.normalized:
+            return False
+        return not self.pending_samples(item_id, lane)
+
+    # -- the run --
+
+    async def run(self) -> DracoRunSummary:
+        clock = time.monotonic()
+        work = [
+            (item_id, lane)
+            for item_id in self.item_ids
+            for lane in self.lane_names
+            if not self.unit_complete(item_id, lane)
+        ]
+        self.summary.skipped_existing = self.summary.planned - len(work)
+        regime_known = self.judge.judge_id in self.state.judge_regimes
+        if (
+            not work
+            and regime_known
+            and self.state.terminal_events() in (self.state.finished_terminal_counts)
+        ):
+            self.summary.already_finished = True
+            return self.summary
+
+        self.judge_slots = asyncio.Semaphore(self.judge_concurrency)
+        self.lane_slots = {
+            lane: asyncio.Semaphore(self.lane_concurrency) for lane in self.lane_names
+        }
+        total, done = len(work), 0
+        if self.on_progress:
+            self.on_progress(0, total)
+        async with contextlib.AsyncExitStack() as stack:
+            for lane in self.lanes.values():
+                if hasattr(lane, "__aenter__"):
+                    await stack.enter_async_context(lane)  # HTTP pools live as long as the run
+            writer = stack.enter_context(self.log.writer())
+            self.sink = EventSink(writer)
+            await self.register()
+
+            async def one(item_id: str, lane: str) -> None:
+                nonlocal done
+                await self.process_unit(item_id, lane)
+                done += 1
+                if self.on_progress:
+                    self.on_progress(done, total)
+
+            tasks = [asyncio.create_task(one(item_id, lane)) for item_id, lane in work]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:
+                # Stop the other units, but let every event already handed to the sink reach
+                # the disk before the writer closes.
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                await self.sink.drain()
+                raise
+            await self.sink.drain()
+            if (
+                self.run_abort is None
+                and not self.summary.aborted_lanes
+                and all(
+                    self.unit_complete(item_id, lane)
+                    for item_id in self.item_ids
+                    for lane in self.lane_names
+                )
+            ):
+                units = [
+                    self.state.unit(i, lane) for i in self.item_ids for lane in self.lane_names
+                ]
+                await self.append(
+                    RunFinished(
+                        terminal_events=self.state.terminal_events(),
+                        completed=sum(1 for u in units if u.scored_attempt is not None),
+                        failed=sum(1 for u in units if u.scored_attempt is None),
+                        duration_s=round(time.monotonic() - clock, 3),
+                    )
+                )
+            self.summary.events_appended = writer.appended
+        self.summary.duration_s = round(time.monotonic() - clock, 3)
+        if self.run_abort is not None:
+            raise DracoRunAborted(self.run_abort)
+        return self.summary
+
+    async def register(self) -> None:
+        """Run start, tasks, criteria and the judge regime: facts the writer de-duplicates."""
+        payloads: list[Payload] = []
+        if self.plan is not None:
+            plan = self.plan
+            payloads.append(
+                RunStarted(
+                    benchmark=plan.benchmark,
+                    source="engine",
+                    spec=plan.spec,
+                    spec_sha256=plan.spec_sha256,
+                    dataset=plan.dataset,
+                    systems=[lane.system_ref() for lane in plan.lanes],
+                    argv=self.argv,
+                )
+            )
+            for task in plan.tasks:
+                payloads.extend(task_payloads(task, plan.dataset.sha256))
+        payloads.append(judge_regime_payload(self.judge, self.normalizer_version, self.argv))
+        await asyncio.gather(*(self.append(payload) for payload in payloads))
+
+    async def process_unit(self, item_id: str, lane: str) -> None:
+        if self.run_abort is not None or lane in self.summary.aborted_lanes:
+            return
+        attempt = self.research_attempt_due(item_id, lane)
+        if attempt is not None:
+            async with self.lane_slots[lane]:
+                if lane in self.summary.aborted_lanes:
+                    return
+                await self.research(item_id, lane, attempt)
+        unit = self.state.unit(item_id, lane)
+        scored = unit.scored_attempt
+        if scored is None:
+            return
+        normalized = unit.normalized.get((scored, self.normalizer_version))
+        if normalized is None:
+            if self.normalizer is None:
+                return  # rejudging a normaliser version that was never produced
+            normalized = await self.normalize(unit.completed[scored])
+        await self.judge_unit(item_id, lane, scored, normalized)
+
+    async def research(self, item_id: str, lane_name: str, attempt: int) -> None:
+        lane = self.lanes[lane_name]
+        task = self.task(item_id)
+        instruction = self.plan.instruction.render(problem=task.problem)
+        try:
+            payload = await lane.research(task, instruction, attempt=attempt, emit=self.append)
+        except LaneAborted as abort:
+            self.summary.aborted_lanes[lane_name] = str(abort)
+            return
+        await self.append(payload)
+        if isinstance(payload, ResearchCompleted):
+            self.summary.researched += 1
+        elif isinstance(payload, ResearchFailed):
+            self.summary.research_failed += 1
+
+    async def normalize(self, completed: dict[str, Any]) -> dict[str, Any]:
+        payload = completed["payload"]
+        report = self.normalizer(
+            payload["lane"],
+            payload["item_id"],
+            payload["attempt"],
+            completed["event_id"],
+            payload["raw_output"],
+            [ReportCitation(**c) for c in payload["raw_citations"]],
+        )
+        await self.append(report)
+        self.summary.normalized += 1
+        unit = self.state.unit(payload["item_id"], payload["lane"])
+        return unit.normalized[(payload["attempt"], report.normalizer_version)]
+
+    async def judge_unit(
+        self, item_id: str, lane: str, attempt: int, normalized: dict[str, Any]
+    ) -> None:
+        task = self.task(item_id)
+        judged_text = normalized["payload"]["judged_text"]
+
+        async def one(criterion: Criterion, sample: int, judge_attempt: int) -> None:
+            if self.run_abort is not None:
+                return
+            async with self.judge_slots:
+                if self.run_abort is not None:
+                    return
+                try:
+                    result: JudgeSample = await asyncio.to_thread(
+                        self.judge.judge, task, criterion, judged_text, sample=sample
+                    )
+                except (LlmCallError, LlmConfigError) as exc:
+                    self.run_abort = (
+                        f"judge {self.judge.judge_id}: {exc}; fix the key and re-run the same "
+                        "command to resume"
+                    )
+                    return
+            await self.append(
+                JudgeVerdict(
+                    lane=lane,
+                    item_id=item_id,
+                    attempt=attempt,
+                    judge_id=self.judge.judge_id,
+                    criterion_id=criterion.criterion_id,
+                    sample=sample,
+                    judge_attempt=judge_attempt,
+                    polarity=criterion.polarity,
+                    outcome=result.outcome,
+                    verdict=result.verdict,
+                    met=result.met,
+                    justification=result.justification,
+                    reasks=result.reasks,
+                    error_class=result.error_class,
+                    error_message=result.error_message,
+                    source_event_id=normalized["event_id"],
+                    llm=result.llm,
+                    earlier_calls=list(result.calls[:-1]),
+                )
+            )
+            self.summary.verdicts += 1
+            if result.outcome != "parsed":
+                self.summary.flagged += 1
+
+        await asyncio.gather(*(one(c, s, a) for c, s, a in self.pending_samples(item_id, lane)))
