@@ -30,13 +30,57 @@ attempts as (
 
 ),
 
+rubric_tasks as (
+
+    select * from {{ ref('stg_events__rubric_task_registered') }}
+
+),
+
+-- deep research: the latest research attempt of each (run, lane, task), completed or failed
+research_attempts as (
+
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        research_event_id as event_id,
+        'completed' as outcome
+    from {{ ref('stg_events__research_completed') }}
+    union all
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        research_failed_event_id as event_id,
+        'failed' as outcome
+    from {{ ref('stg_events__research_failed') }}
+
+),
+
+research_resolved as (
+
+    select * from research_attempts
+    qualify row_number() over (
+            partition by run_id, lane, item_id order by attempt desc, occurred_at desc, event_id desc
+        ) = 1
+
+),
+
 -- every run that has any event, so a run whose run_started is missing still shows up
 run_ids as (
 
     select
         run_id,
         max(occurred_at) filter (
-            where event_type in ('item_registered', 'extraction_completed', 'extraction_failed')
+            where event_type in (
+                'item_registered', 'extraction_completed', 'extraction_failed',
+                'rubric_task_registered', 'research_completed', 'research_failed',
+                'report_normalized', 'judge_verdict'
+            )
         ) as last_work_at
     from events
     group by run_id
@@ -58,7 +102,11 @@ registered as (
     select
         run_id,
         count(*) as n_items_registered
-    from items
+    from (
+        select run_id from items
+        union all
+        select run_id from rubric_tasks
+    ) as registrations
     group by run_id
 
 ),
@@ -69,7 +117,17 @@ outcomes as (
         run_id,
         count(*) filter (where outcome = 'completed') as n_completed,
         count(*) filter (where outcome = 'failed') as n_failed
-    from attempts
+    from (
+        select
+            run_id,
+            outcome
+        from attempts
+        union all
+        select
+            run_id,
+            outcome
+        from research_resolved
+    ) as resolved
     group by run_id
 
 ),

@@ -1,4 +1,4 @@
--- The scoring vars in effect for this build (extraction and QA), validated by the macros that
+-- The scoring vars in effect for this build (extraction, QA and deep research), validated by the macros that
 -- consume them; recorded so every published score can be traced to the settings behind it.
 {%- set validated = {
     'extraction_weights': extraction_weights(),
@@ -8,6 +8,11 @@
     'latency_scale_s': number_var('latency_scale_s', 0, min_inclusive=false),
     'throughput_full_bytes': number_var('throughput_full_bytes', 0, min_inclusive=false),
     'non_content_rules_version': var('non_content_rules_version') | string,
+    'draco_penalty_floor': draco_penalty_floor(),
+    'draco_pass_threshold': draco_pass_threshold(),
+    'draco_bootstrap_seed': number_var('draco_bootstrap_seed', 0),
+    'draco_bootstrap_samples': number_var('draco_bootstrap_samples', 0),
+    'draco_correction': draco_correction(),
 } %}
 {%- do non_content_rules() %}
 
@@ -15,7 +20,7 @@ with
 
 scoring_vars as (
 
-    {% for name in scoring_var_names() + qa_var_names() %}
+    {% for name in scoring_var_names() + qa_var_names() + draco_var_names() %}
     select
         '{{ name }}' as var_name,
         {{ sql_json_literal(validated[name] if name in validated else var(name)) }} as var_value

@@ -1,0 +1,86 @@
+{#- Deep-research (DRACO / rubric) scoring vars (docs/warehouse-contract.md, "Deep research
+    (DRACO) marts"), validated where they are used so a typo fails the build readably. -#}
+{% macro draco_var_names() -%}
+    {{ return([
+        'draco_penalty_floor',
+        'draco_pass_threshold',
+        'draco_bootstrap_seed',
+        'draco_bootstrap_samples',
+        'draco_correction',
+    ]) }}
+{%- endmacro %}
+
+{#- null (penalties as registered) or a negative number: every weight below it is raised to it. -#}
+{% macro draco_penalty_floor() -%}
+    {%- set floor = var('draco_penalty_floor') -%}
+    {%- if floor is none -%}{{ return(none) }}{%- endif -%}
+    {%- if floor is not number or floor >= 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "var draco_penalty_floor must be null or a number < 0; got " ~ floor) }}
+    {%- endif -%}
+    {{ return(floor) }}
+{%- endmacro %}
+
+{#- SQL literal of the floor: NULL when penalties stay as registered. -#}
+{% macro draco_penalty_floor_sql() -%}
+    {%- set floor = draco_penalty_floor() -%}
+    {%- if floor is none -%}cast(null as double){%- else -%}cast({{ floor }} as double){%- endif -%}
+{%- endmacro %}
+
+{% macro draco_pass_threshold() -%}
+    {{ return(number_var('draco_pass_threshold', 0, 1, min_inclusive=false)) }}
+{%- endmacro %}
+
+{% macro draco_correction() -%}
+    {%- set correction = var('draco_correction') -%}
+    {%- if correction not in ['bonferroni', 'holm'] -%}
+        {{ exceptions.raise_compiler_error(
+            "var draco_correction must be bonferroni or holm; got " ~ correction) }}
+    {%- endif -%}
+    {{ return(correction) }}
+{%- endmacro %}
+
+{#- The benchmarks whose runs are rubric-judged deep-research runs. -#}
+{% macro draco_benchmarks() -%}
+    ('draco', 'rubric')
+{%- endmacro %}
+
+{#- The rubric score (methodology 1.3): clamp(raw / P, 0, 1), with P = the positive weight mass.
+    P <= 0 or NULL -> 0 (ref-harness). Written as a CASE because DuckDB's greatest / least
+    ignore NULL arguments: greatest(0, NULL) is 0, which would hide an undefined ratio. A NULL
+    raw (nothing judged) is raw 0. -#}
+{% macro rubric_score(raw, positive_mass) -%}
+    case
+        when {{ positive_mass }} is null or {{ positive_mass }} <= 0 then 0.0
+        when coalesce({{ raw }}, 0.0) / {{ positive_mass }} < 0 then 0.0
+        when coalesce({{ raw }}, 0.0) / {{ positive_mass }} > 1 then 1.0
+        else coalesce({{ raw }}, 0.0) / {{ positive_mass }}
+    end
+{%- endmacro %}
+
+{#- A sum whose floating-point result does not depend on thread scheduling (see stable_avg). -#}
+{% macro stable_sum(expr, order_by, where=none) -%}
+    list_sum(list({{ expr }} order by {{ order_by }}){% if where %} filter (where {{ where }}){% endif %})
+{%- endmacro %}
+
+{#- The weight in effect (methodology 1.3, rescoring): the seed override when there is one, else
+    the registered weight; then a penalty below var('draco_penalty_floor') is raised to it. -#}
+{% macro draco_weight_in_effect(registered_weight, override_weight) -%}
+    {%- set floor = draco_penalty_floor() -%}
+    {%- set weight = 'cast(coalesce(' ~ override_weight ~ ', ' ~ registered_weight ~ ') as double)' -%}
+    {%- if floor is none -%}
+        {{ weight }}
+    {%- else -%}
+        case when {{ weight }} < {{ floor }} then cast({{ floor }} as double) else {{ weight }} end
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Whether the floor raised the weight (false when var('draco_penalty_floor') is null). -#}
+{% macro draco_weight_floored(registered_weight, override_weight) -%}
+    {%- set floor = draco_penalty_floor() -%}
+    {%- if floor is none -%}
+        false
+    {%- else -%}
+        coalesce(coalesce({{ override_weight }}, {{ registered_weight }}) < {{ floor }}, false)
+    {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,54 @@
+-- One row per (run_id, item_id, criterion_id) of every deep-research run: the registered
+-- criterion with the weight in effect (methodology 1.3, rescoring without any API call):
+--   1. the draco_weight_overrides seed (item_id, criterion_id, weight, reason) when it has the
+--      criterion, else the registered weight;
+--   2. then, when var('draco_penalty_floor') is not null, a negative weight below the floor is
+--      raised to it (floor -100: -500 -> -100).
+-- Polarity is the registered one (it is what the judge was asked about), whatever the weight.
+with
+
+runs as (
+
+    select * from {{ ref('int_draco_runs') }}
+
+),
+
+criteria as (
+
+    select criteria.*
+    from {{ ref('stg_events__rubric_criterion_registered') }} as criteria
+    inner join runs on criteria.run_id = runs.run_id
+
+),
+
+overrides as (
+
+    select * from {{ ref('draco_weight_overrides') }}
+
+),
+
+final as (
+
+    select
+        criteria.run_id,
+        criteria.item_id,
+        criteria.criterion_id,
+        criteria.axis,
+        criteria.axis_title,
+        criteria.criterion_position,
+        criteria.requirement,
+        case when criteria.registered_weight < 0 then 'negative' else 'positive' end as polarity,
+        criteria.registered_weight,
+        {{ draco_weight_in_effect('criteria.registered_weight', 'overrides.weight') }} as weight,
+        overrides.weight is not null as is_overridden,
+        overrides.reason as override_reason,
+        {{ draco_penalty_floor_sql() }} as penalty_floor,
+        {{ draco_weight_floored('criteria.registered_weight', 'overrides.weight') }} as is_floored,
+        criteria.criterion_event_id
+    from criteria
+    left join overrides
+        on criteria.item_id = overrides.item_id and criteria.criterion_id = overrides.criterion_id
+
+)
+
+select * from final

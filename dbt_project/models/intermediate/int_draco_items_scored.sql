@@ -1,0 +1,157 @@
+{%- set axes = {
+    'factual-accuracy': 'factual_accuracy',
+    'breadth-and-depth-of-analysis': 'breadth_and_depth_of_analysis',
+    'presentation-quality': 'presentation_quality',
+    'citation-quality': 'citation_quality',
+} %}
+-- One row per (run_id, lane, judge_id, item_id) of the grid: the item score over the FLAT list of
+-- all its criteria (not a mean of axis scores; methodology 1.3), the four DRACO axis scores
+-- (int_draco_item_axes_scored; NULL for a rubric set without that section) and the status:
+--   failed     no successful research (research_failed): score 0.0 on every axis, pass rate 0;
+--   missing    no terminal research event yet: scored 0.0 like a failure, counted apart;
+--   incomplete research succeeded but some criterion x sample verdict is missing (judging not
+--              finished, or not started): scored on the verdicts that exist, flagged;
+--   scored     every criterion has the regime's number of samples.
+-- Only judged criteria enter raw, P and the pass rate, so failed / missing items score 0 and
+-- pass 0 by the same formula.
+with
+
+items as (
+
+    select * from {{ ref('int_draco_items_resolved') }}
+
+),
+
+criteria as (
+
+    select * from {{ ref('int_draco_criteria_scored') }}
+
+),
+
+axes as (
+
+    select * from {{ ref('int_draco_item_axes_scored') }}
+
+),
+
+summed as (
+
+    select
+        run_id,
+        lane,
+        judge_id,
+        item_id,
+        count(*) as n_criteria,
+        count(*) filter (where judged) as n_criteria_judged,
+        count(*) filter (where passed) as n_passed,
+        count(*) filter (where split) as n_split,
+        sum(n_samples) as n_samples,
+        sum(coalesce(n_samples_expected, 1)) as n_samples_expected,
+        count(*) filter (
+            where n_samples = 0 or n_samples < coalesce(n_samples_expected, 1)
+        ) as n_criteria_short,
+        sum(n_unparsed_samples) as n_unparsed_samples,
+        sum(n_failed_samples) as n_failed_samples,
+        sum(n_retried_samples) as n_retried_samples,
+        {{ stable_sum('weighted_v', 'criterion_position', where='judged') }} as raw_score,
+        {{ stable_sum('weight', 'criterion_position', where='judged and weight > 0') }}
+            as positive_weight,
+        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight_all,
+        {{ stable_sum('weight', 'criterion_position', where='weight < 0') }} as negative_weight_all
+    from criteria
+    group by run_id, lane, judge_id, item_id
+
+),
+
+axis_scores as (
+
+    select
+        run_id,
+        lane,
+        judge_id,
+        item_id
+        {%- for axis, column in axes.items() %},
+        any_value(score) filter (where axis = '{{ axis }}') as score_{{ column }}
+        {%- endfor %}
+    from axes
+    group by run_id, lane, judge_id, item_id
+
+),
+
+final as (
+
+    select
+        items.run_id,
+        items.lane,
+        items.judge_id,
+        items.item_id,
+        items.benchmark,
+        items.dataset_sha256,
+        items.position,
+        items.domain,
+        items.rubric_id,
+        case
+            when items.research_state = 'failed' then 'failed'
+            when items.research_state = 'missing' then 'missing'
+            when items.research_state = 'unreported' or summed.n_criteria_short > 0 then 'incomplete'
+            else 'scored'
+        end as status,
+        items.research_state,
+        items.attempt,
+        items.provider,
+        items.vendor_run_id,
+        items.error_stage,
+        items.error_class,
+        items.error_message,
+        coalesce(summed.n_criteria, 0) as n_criteria,
+        coalesce(summed.n_criteria_judged, 0) as n_criteria_judged,
+        coalesce(summed.n_samples, 0) as n_samples,
+        coalesce(summed.n_samples_expected, 0) as n_samples_expected,
+        coalesce(summed.n_split, 0) as n_split,
+        coalesce(summed.n_unparsed_samples, 0) as n_unparsed_samples,
+        coalesce(summed.n_failed_samples, 0) as n_failed_samples,
+        coalesce(summed.n_retried_samples, 0) as n_retried_samples,
+        coalesce(summed.raw_score, 0.0) as raw_score,
+        summed.positive_weight,
+        summed.positive_weight_all,
+        summed.negative_weight_all,
+        {{ rubric_score('summed.raw_score', 'summed.positive_weight') }} as score,
+        {%- for column in axes.values() %}
+        axis_scores.score_{{ column }},
+        {%- endfor %}
+        coalesce(summed.n_passed, 0) as n_passed,
+        case
+            when summed.n_criteria_judged > 0
+                then cast(summed.n_passed as double) / summed.n_criteria_judged
+            else 0.0
+        end as pass_rate,
+        items.wall_clock_ms,
+        items.queue_ms,
+        items.poll_interval_s,
+        items.polls,
+        items.n_raw_citations,
+        items.normalizer_version,
+        items.stripped_bibliography,
+        items.n_bibliography,
+        items.cost_usd,
+        items.cost_basis,
+        items.price_snapshot_date,
+        items.task_event_id,
+        items.research_event_id,
+        items.report_event_id,
+        items.research_failed_event_id
+    from items
+    left join summed
+        on items.run_id = summed.run_id
+            and items.lane = summed.lane
+            and items.judge_id = summed.judge_id
+            and items.item_id = summed.item_id
+    left join axis_scores
+        on items.run_id = axis_scores.run_id
+            and items.lane = axis_scores.lane
+            and items.judge_id = axis_scores.judge_id
+            and items.item_id = axis_scores.item_id
+
+)
+
+select * from final

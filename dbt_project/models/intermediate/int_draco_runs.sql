@@ -1,0 +1,26 @@
+-- One row per deep-research run (run_started.benchmark draco | rubric): dataset and lanes as
+-- configured.
+with
+
+runs as (
+
+    select * from {{ ref('stg_events__run_started') }}
+    where benchmark in {{ draco_benchmarks() }}
+
+),
+
+final as (
+
+    select
+        run_id,
+        run_started_event_id,
+        benchmark,
+        dataset_name,
+        dataset_sha256,
+        dataset_revision,
+        systems
+    from runs
+
+)
+
+select * from final

@@ -1,0 +1,28 @@
+-- One row per rubric_criterion_registered event, i.e. per (run_id, item_id, criterion_id).
+with
+
+source as (
+
+    select * from {{ ref('stg_events') }}
+    where event_type = 'rubric_criterion_registered'
+
+),
+
+renamed as (
+
+    select
+        event_id as criterion_event_id,
+        run_id,
+        occurred_at,
+        payload ->> 'item_id' as item_id,
+        payload ->> 'criterion_id' as criterion_id,
+        payload ->> 'axis' as axis,
+        payload ->> 'axis_title' as axis_title,
+        cast(payload ->> 'position' as bigint) as criterion_position,
+        cast(payload ->> 'weight' as bigint) as registered_weight,
+        payload ->> 'requirement' as requirement
+    from source
+
+)
+
+select * from renamed
