@@ -98,6 +98,15 @@ def test_published_marts_have_exactly_the_contract_columns(built_warehouse):
         "fct_qa_breakdowns",
         "fct_series_accuracy",
         "series_summary",
+        "dim_rubric_tasks",
+        "dim_rubric_criteria",
+        "fct_draco_items",
+        "fct_draco_item_axes",
+        "fct_draco_criteria",
+        "fct_draco_domains",
+        "draco_leaderboard",
+        "fct_draco_significance",
+        "fct_draco_criterion_agreement",
     }
     for table, columns in expected.items():
         actual = built_warehouse.query(

@@ -26,7 +26,7 @@ summed as (
         count(*) filter (where polarity = 'negative') as n_negative,
         count(*) filter (where passed) as n_passed,
         count(*) filter (where split) as n_split,
-        sum(n_flagged_samples) as n_flagged_samples,
+        cast(sum(n_flagged_samples) as bigint) as n_flagged_samples,
         {{ stable_sum('weighted_v', 'criterion_position', where='judged') }} as raw_score,
         {{ stable_sum('weight', 'criterion_position', where='judged and weight > 0') }}
             as positive_weight

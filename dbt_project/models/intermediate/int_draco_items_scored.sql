@@ -45,14 +45,14 @@ summed as (
         count(*) filter (where judged) as n_criteria_judged,
         count(*) filter (where passed) as n_passed,
         count(*) filter (where split) as n_split,
-        sum(n_samples) as n_samples,
-        sum(coalesce(n_samples_expected, 1)) as n_samples_expected,
+        cast(sum(n_samples) as bigint) as n_samples,
+        cast(sum(coalesce(n_samples_expected, 1)) as bigint) as n_samples_expected,
         count(*) filter (
             where n_samples = 0 or n_samples < coalesce(n_samples_expected, 1)
         ) as n_criteria_short,
-        sum(n_unparsed_samples) as n_unparsed_samples,
-        sum(n_failed_samples) as n_failed_samples,
-        sum(n_retried_samples) as n_retried_samples,
+        cast(sum(n_unparsed_samples) as bigint) as n_unparsed_samples,
+        cast(sum(n_failed_samples) as bigint) as n_failed_samples,
+        cast(sum(n_retried_samples) as bigint) as n_retried_samples,
         {{ stable_sum('weighted_v', 'criterion_position', where='judged') }} as raw_score,
         {{ stable_sum('weight', 'criterion_position', where='judged and weight > 0') }}
             as positive_weight,

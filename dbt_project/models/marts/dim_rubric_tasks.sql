@@ -47,10 +47,14 @@ rubric as (
         count(*) filter (where criteria.registered_weight > 0) as n_positive,
         count(*) filter (where criteria.registered_weight < 0) as n_negative,
         count(distinct criteria.axis) as n_axes,
-        coalesce(sum(criteria.registered_weight) filter (where criteria.registered_weight > 0), 0)
-            as positive_weight,
-        coalesce(sum(criteria.registered_weight) filter (where criteria.registered_weight < 0), 0)
-            as negative_weight,
+        cast(
+            coalesce(sum(criteria.registered_weight) filter (where criteria.registered_weight > 0), 0)
+            as bigint
+        ) as positive_weight,
+        cast(
+            coalesce(sum(criteria.registered_weight) filter (where criteria.registered_weight < 0), 0)
+            as bigint
+        ) as negative_weight,
         min(criteria.registered_weight) as min_weight,
         max(criteria.registered_weight) as max_weight
     from first_registration

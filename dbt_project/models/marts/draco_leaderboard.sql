@@ -79,10 +79,10 @@ per_lane as (
         case
             when count(distinct price_snapshot_date) = 1 then min(price_snapshot_date)
         end as price_snapshot_date,
-        sum(n_split) as n_split_criteria,
-        sum(n_unparsed_samples) as n_unparsed_samples,
-        sum(n_failed_samples) as n_failed_samples,
-        sum(n_retried_samples) as n_retried_samples,
+        cast(sum(n_split) as bigint) as n_split_criteria,
+        cast(sum(n_unparsed_samples) as bigint) as n_unparsed_samples,
+        cast(sum(n_failed_samples) as bigint) as n_failed_samples,
+        cast(sum(n_retried_samples) as bigint) as n_retried_samples,
         list_sort(
             list_distinct(
                 flatten(list([research_event_id, report_event_id, research_failed_event_id]))

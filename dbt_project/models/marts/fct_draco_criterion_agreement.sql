@@ -63,8 +63,8 @@ groups as (
         count(*) as n_groups,
         {{ stable_avg('v', order_by='lane, judge_id') }} as mean_v,
         count(*) filter (where split) as n_noisy_groups,
-        sum(n_samples) as n_samples,
-        sum(n_flagged_samples) as n_flagged_samples
+        cast(sum(n_samples) as bigint) as n_samples,
+        cast(sum(n_flagged_samples) as bigint) as n_flagged_samples
     from scored
     group by run_id, item_id, criterion_id
 

@@ -1,0 +1,101 @@
+-- One row per judge_verdict event of every deep-research run, i.e. per (run_id, lane, item_id,
+-- attempt, judge_id, criterion_id, sample, judge_attempt): every sample as the judge gave it,
+-- for lineage; superseded judge attempts included (is_latest_attempt = false).
+--   is_latest_attempt  this is the judge attempt that scores (the highest judge_attempt of the
+--                      sample; ties: the later event, then the larger event id; the same rule as
+--                      int_draco_verdicts_resolved);
+--   flagged            outcome unparsed or failed: met is the least favourable verdict;
+--   judge_model        the regime's model (judge_regime_registered); llm_* describe the call
+--                      that decided this verdict and are NULL when no call was recorded;
+--   earlier_calls      JSON list of the earlier, unscored completions of the sample (re-asks).
+with
+
+runs as (
+
+    select * from {{ ref('int_draco_runs') }}
+
+),
+
+verdicts as (
+
+    select verdicts.*
+    from {{ ref('stg_events__judge_verdict') }} as verdicts
+    inner join runs on verdicts.run_id = runs.run_id
+
+),
+
+regimes as (
+
+    select * from {{ ref('stg_events__judge_regime_registered') }}
+    qualify row_number() over (
+            partition by run_id, judge_id order by occurred_at, regime_event_id
+        ) = 1
+
+),
+
+earlier as (
+
+    select
+        event_id as verdict_event_id,
+        coalesce(payload -> 'earlier_calls', '[]') as earlier_calls
+    from {{ ref('stg_events') }}
+    where event_type = 'judge_verdict'
+
+),
+
+ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
+            order by judge_attempt desc, occurred_at desc, verdict_event_id desc
+        ) = 1 as is_latest_attempt
+    from verdicts
+
+),
+
+final as (
+
+    select
+        ranked.run_id,
+        ranked.lane,
+        ranked.item_id,
+        ranked.attempt,
+        ranked.judge_id,
+        ranked.criterion_id,
+        ranked.sample,
+        ranked.judge_attempt,
+        ranked.is_latest_attempt,
+        ranked.polarity,
+        ranked.outcome,
+        ranked.outcome in ('unparsed', 'failed') as flagged,
+        ranked.verdict,
+        ranked.met,
+        ranked.justification,
+        ranked.reasks,
+        ranked.error_class,
+        ranked.error_message,
+        regimes.judge_model,
+        regimes.judge_official,
+        ranked.llm_provider,
+        ranked.llm_model,
+        ranked.llm_temperature,
+        ranked.llm_prompt_sha256 as prompt_sha256,
+        ranked.llm_raw_completion as raw_completion,
+        ranked.llm_input_tokens,
+        ranked.llm_output_tokens,
+        ranked.llm_latency_ms,
+        json_array_length(earlier.earlier_calls) as n_earlier_calls,
+        earlier.earlier_calls,
+        ranked.occurred_at,
+        ranked.verdict_event_id,
+        ranked.source_event_id,
+        regimes.regime_event_id
+    from ranked
+    left join regimes on ranked.run_id = regimes.run_id and ranked.judge_id = regimes.judge_id
+    left join earlier on ranked.verdict_event_id = earlier.verdict_event_id
+
+)
+
+select * from final
