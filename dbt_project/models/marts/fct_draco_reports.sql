@@ -74,9 +74,8 @@ unreported as (
         cast(null as varchar) as report_event_id,
         completed.research_event_id as lineage_event_id
     from completed
-    where not exists (
-        select 1 from reports where reports.source_event_id = completed.research_event_id
-    )
+    left join reports on completed.research_event_id = reports.source_event_id
+    where reports.report_event_id is null
 
 ),
 
@@ -107,6 +106,24 @@ outcomes as (
 
 ),
 
+attempts as (
+
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt
+    from completed
+    union all
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt
+    from failed
+
+),
+
 latest_attempts as (
 
     select
@@ -114,11 +131,7 @@ latest_attempts as (
         lane,
         item_id,
         max(attempt) as latest_attempt
-    from (
-        select run_id, lane, item_id, attempt from completed
-        union all
-        select run_id, lane, item_id, attempt from failed
-    ) as attempts
+    from attempts
     group by run_id, lane, item_id
 
 ),
