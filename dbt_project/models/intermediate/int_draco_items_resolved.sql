@@ -104,7 +104,7 @@ reported as (
             and completed.item_id = reports.item_id
             and completed.attempt = reports.attempt
             and (
-                reports.normalizer_version = grid.judge_normalizer_version
+                grid.judge_normalizer_version = reports.normalizer_version
                 or grid.judge_normalizer_version is null
             )
     qualify row_number() over (

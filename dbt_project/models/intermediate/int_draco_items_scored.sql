@@ -69,10 +69,10 @@ axis_scores as (
         run_id,
         lane,
         judge_id,
-        item_id
-        {%- for axis, column in axes.items() %},
-        any_value(score) filter (where axis = '{{ axis }}') as score_{{ column }}
+        {%- for axis, column in axes.items() %}
+        any_value(score) filter (where axis = '{{ axis }}') as score_{{ column }},
         {%- endfor %}
+        item_id
     from axes
     group by run_id, lane, judge_id, item_id
 

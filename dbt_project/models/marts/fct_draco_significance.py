@@ -124,9 +124,7 @@ def model(dbt, session):
             mean_diff = float(np.mean(np.asarray(a) - np.asarray(b))) if items else None
             direction = None
             if mean_diff is not None:
-                direction = (
-                    "a_better" if mean_diff > 0 else "b_better" if mean_diff < 0 else "same"
-                )
+                direction = "a_better" if mean_diff > 0 else "b_better" if mean_diff < 0 else "same"
             family.append(
                 {
                     "run_id": run_id,
@@ -150,11 +148,16 @@ def model(dbt, session):
                     "direction": direction,
                 }
             )
-        for key, adjusted_key in (("p_ttest", "p_ttest_adjusted"), ("p_wilcoxon", "p_wilcoxon_adjusted")):
+        for key, adjusted_key in (
+            ("p_ttest", "p_ttest_adjusted"),
+            ("p_wilcoxon", "p_wilcoxon_adjusted"),
+        ):
             adjusted = adjust([row[key] for row in family], correction)
             for row, value in zip(family, adjusted, strict=True):
                 row[adjusted_key] = value
         for row in family:
-            row["significant"] = row["p_ttest_adjusted"] is not None and row["p_ttest_adjusted"] < ALPHA
+            row["significant"] = (
+                row["p_ttest_adjusted"] is not None and row["p_ttest_adjusted"] < ALPHA
+            )
         out.extend(family)
     return pa.Table.from_pylist(out, schema=SCHEMA)
