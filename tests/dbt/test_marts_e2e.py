@@ -107,6 +107,9 @@ def test_published_marts_have_exactly_the_contract_columns(built_warehouse):
         "draco_leaderboard",
         "fct_draco_significance",
         "fct_draco_criterion_agreement",
+        # the DRACO lineage marts of the app helper (_draco_lineage__models.yml)
+        "fct_draco_reports",
+        "fct_draco_verdict_samples",
     }
     for table, columns in expected.items():
         actual = built_warehouse.query(
