@@ -23,6 +23,15 @@ PAGES = [
     st.Page("app_pages/qa_compare.py", title="QA lane vs lane", url_path="qa_compare"),
     st.Page("app_pages/qa_series.py", title="QA series", url_path="qa_series"),
     st.Page("app_pages/qa_lineage.py", title="QA lineage", url_path="qa_lineage"),
+    st.Page(
+        "app_pages/draco_leaderboard.py",
+        title="Deep research leaderboard",
+        url_path="draco_leaderboard",
+    ),
+    st.Page(
+        "app_pages/draco_criteria.py", title="Deep research criteria", url_path="draco_criteria"
+    ),
+    st.Page("app_pages/draco_lineage.py", title="Deep research lineage", url_path="draco_lineage"),
 ]
 
 st.navigation(PAGES).run()

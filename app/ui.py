@@ -230,3 +230,80 @@ def significance_table(rows: pd.DataFrame) -> None:
             "direction": "Direction",
         },
     )
+
+
+# --- deep research (DRACO) pages ---------------------------------------------------------------
+
+DRACO_HOW_TO = (
+    "Create them with `bench run draco --tasks demo --systems local-rag --judge offline` "
+    "(offline demo tasks, no key needed) or `bench run draco --limit 5 --systems <lanes>`; each "
+    "run ingests, builds the marts and publishes the snapshot. Then reload this page."
+)
+
+
+def require_draco_snapshot() -> data.DracoStatus:
+    """Show the DRACO empty state and stop the page unless the DRACO marts hold rows."""
+    status = data.draco_status()
+    if status.ready:
+        return status
+    if status.state == "unreadable":
+        st.error("The serving snapshot exists but could not be read. " + DRACO_HOW_TO)
+        st.code(status.detail, language=None, wrap_lines=True)
+    elif status.state == "mismatch":
+        st.error(
+            "The snapshot's deep-research marts do not have the columns of "
+            "docs/warehouse-contract.md (rebuild with a matching version of the dbt project). "
+            + DRACO_HOW_TO
+        )
+        st.code("\n".join(status.missing), language=None)
+    else:
+        st.info("No deep-research (DRACO) results to show yet. " + DRACO_HOW_TO)
+    st.text(f"Serving snapshot: {status.path} ({status.detail})")
+    st.stop()
+    raise AssertionError("unreachable: st.stop() ends the script run")
+
+
+def points(value: Any, digits: int = 1) -> str:
+    """A 0-1 score as points out of 100 (how DRACO scores are quoted), '–' when missing."""
+    return f"{100 * float(value):.{digits}f}" if is_number(value) else "–"
+
+
+def pick_draco_run(key_prefix: str) -> str:
+    """The run picker every DRACO page starts with (deep link `?run=`); stops the page when the
+    snapshot has no deep-research run."""
+    runs = data.draco_runs()
+    if runs.empty:
+        stop_with("The snapshot has no deep-research leaderboard rows yet. " + DRACO_HOW_TO)
+    labels = {
+        row.run_id: f"{row.run_id} · {row.benchmark} · {row.dataset_name or 'dataset ?'} · "
+        f"{row.n_lanes} system(s) · {row.n_judges} judge regime(s) · {row.status or 'status ?'}"
+        for row in runs.itertuples()
+    }
+    run_id = pick("Run", list(labels), f"{key_prefix}_run", "run", lambda r: labels[r])
+    assert run_id is not None  # runs is not empty
+    return run_id
+
+
+def judge_regime_text(judge: Any) -> str:
+    """One plain-text line naming a judge regime (for st.text: model names are data)."""
+    official = "official" if bool(judge.get("judge_official")) else "NOT official"
+    return (
+        f"judge regime {judge.get('judge_id')} · model {judge.get('judge_model') or '?'}"
+        f" ({judge.get('judge_provider') or 'provider ?'}) · {judge.get('judge_samples')} "
+        f"sample(s) per criterion · {official} · normalizer {judge.get('normalizer_version')}"
+    )
+
+
+def judge_banner(judge: Any) -> None:
+    """The judge regime of everything below, stated before any number."""
+    if bool(judge.get("judge_official")):
+        st.success(
+            "Official judge regime (an LLM judge with the DRACO rubric prompt). Scores are "
+            "comparable only with rows of this same regime."
+        )
+    else:
+        st.warning(
+            "NOT an official judge regime (e.g. the offline lexical stand-in): its scores are "
+            "not comparable with upstream DRACO figures or with any other judge regime."
+        )
+    st.text(judge_regime_text(judge))

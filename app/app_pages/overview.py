@@ -29,6 +29,12 @@ st.subheader("Where to go")
 st.page_link("app_pages/extraction_leaderboard.py", label="Extraction leaderboard")
 st.page_link("app_pages/runs.py", label="Runs: spec, provenance and failures")
 st.page_link("app_pages/item_lineage.py", label="Item lineage: score → events → raw output")
+if data.draco_leaderboard_rows():
+    st.page_link("app_pages/draco_leaderboard.py", label="Deep research (DRACO) leaderboard")
+    st.page_link("app_pages/draco_criteria.py", label="Deep research criteria explorer")
+    st.page_link(
+        "app_pages/draco_lineage.py", label="Deep research lineage: score → verdicts → report"
+    )
 
 st.subheader("Runs")
 runs = data.list_runs()

@@ -1,0 +1,240 @@
+"""Deep-research (DRACO) leaderboard of one run: one table per judge regime, never mixed.
+
+Headline: overall score and factual accuracy × 100 (how DRACO quotes them), then the other three
+rubric axes, pass rate, the bootstrap CI, item counts (failed and missing items score 0.0),
+flagged judge samples, MEAN latency, cost per task with its basis, and the regime (judge model,
+samples, official flag). Per regime: the per-domain table and the paired lane-vs-lane tests.
+
+Deep-linkable: `draco_leaderboard?run=<run_id>` (optionally `&judge=<judge_id>` to show one
+regime only).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from app import data, ui
+
+st.title("Deep research leaderboard (DRACO)")
+ui.require_draco_snapshot()
+
+run_id = ui.pick_draco_run("draco_board")
+judges = data.draco_judges(run_id)
+if judges.empty:
+    ui.stop_with("This run has no judged leaderboard rows.")
+judge_rows = {row["judge_id"]: row for row in judges.to_dict(orient="records")}
+wanted = st.query_params.get("judge")
+if wanted is not None and wanted not in judge_rows:
+    st.warning("The linked judge regime is not in this run; showing every regime.")
+shown = [wanted] if wanted in judge_rows else list(judge_rows)
+
+st.caption(
+    "Scores are DRACO item scores × 100: clamp(Σ w·v / Σ positive w, 0, 1) per task, v = share "
+    "of judge samples that found the criterion met; failed and missing tasks count 0.0 and "
+    "stay in n. Each judge regime has its own table: scores of different regimes are not "
+    "comparable and are never ranked together."
+)
+
+
+def ci_text(low, high) -> str:
+    if not (ui.is_number(low) and ui.is_number(high)):
+        return "–"
+    return f"{100 * float(low):.1f}–{100 * float(high):.1f}"
+
+
+def x100(series: pd.Series) -> pd.Series:
+    return pd.to_numeric(series, errors="coerce").astype(float) * 100
+
+
+def lineage_link(lane: str, judge_id: str) -> str:
+    return "draco_lineage?" + urlencode({"run": run_id, "judge": judge_id, "lane": lane})
+
+
+def num(label: str, digits: int = 1, help: str | None = None):
+    return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
+
+
+def leaderboard_table(board: pd.DataFrame, judge_id: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Rank": board["rank_score"],
+            "System": board["lane"],
+            "Provider": board["provider"],
+            "Score": x100(board["score_mean"]),
+            "Factual accuracy": x100(board["factual_accuracy_mean"]),
+            "CI (score)": [
+                ci_text(lo, hi)
+                for lo, hi in zip(board["score_ci_low"], board["score_ci_high"], strict=True)
+            ],
+            "Breadth & depth": x100(board["breadth_and_depth_of_analysis_mean"]),
+            "Presentation": x100(board["presentation_quality_mean"]),
+            "Citation": x100(board["citation_quality_mean"]),
+            "Pass rate": x100(board["pass_rate_mean"]),
+            "n": board["n_items"],
+            "Scored": board["n_scored"],
+            "Failed": board["n_failed"],
+            "Incomplete": board["n_incomplete"],
+            "Missing": board["n_missing"],
+            "Flagged samples": board["n_unparsed_samples"] + board["n_failed_samples"],
+            "Retried samples": board["n_retried_samples"],
+            "Mean latency (s)": board["latency_mean_s"],
+            "Cost per task ($)": board["cost_mean_usd"],
+            "Cost basis": board["cost_basis"],
+            "Price date": [ui.date_text(d) for d in board["price_snapshot_date"]],
+            "Lineage": [lineage_link(lane, judge_id) for lane in board["lane"]],
+        }
+    )
+
+
+LEADERBOARD_COLUMNS = {
+    "Score": num("Score", help="mean item score × 100 over every task (failures at 0)"),
+    "Factual accuracy": num("Factual accuracy", help="factual-accuracy section score × 100"),
+    "CI (score)": st.column_config.TextColumn(
+        "CI (score)", help="seeded percentile bootstrap 95 % interval over tasks, × 100"
+    ),
+    "Breadth & depth": num("Breadth & depth"),
+    "Presentation": num("Presentation"),
+    "Citation": num("Citation"),
+    "Pass rate": num("Pass rate", help="share of criteria passed (v ≥ threshold), × 100"),
+    "Flagged samples": st.column_config.NumberColumn(
+        "Flagged samples",
+        help="unparsed + failed judge samples (scored as the verdict least favourable to the "
+        "system)",
+    ),
+    "Mean latency (s)": num(
+        "Mean latency (s)", 1, help="MEAN wall clock submit → result (polling included)"
+    ),
+    "Cost per task ($)": st.column_config.NumberColumn("Cost per task ($)", format="$%.4f"),
+    "Lineage": st.column_config.LinkColumn("Lineage", display_text="open"),
+}
+
+DOMAIN_COLUMNS = {
+    "lane": "System",
+    "domain": "Domain",
+    "n_items": "n",
+    "n_scored": "Scored",
+    "n_failed": "Failed",
+    "n_incomplete": "Incomplete",
+    "n_missing": "Missing",
+    "score_points": num("Score"),
+    "factual_points": num("Factual accuracy"),
+    "pass_rate_points": num("Pass rate"),
+}
+
+
+def significance_table(rows: pd.DataFrame, key: str) -> None:
+    st.dataframe(
+        rows,
+        hide_index=True,
+        column_order=[
+            "lane_a",
+            "lane_b",
+            "n_pairs",
+            "mean_a",
+            "mean_b",
+            "mean_diff",
+            "t_stat",
+            "p_ttest",
+            "p_ttest_adjusted",
+            "wilcoxon_stat",
+            "p_wilcoxon",
+            "p_wilcoxon_adjusted",
+            "correction",
+            "family_size",
+            "significant",
+            "direction",
+        ],
+        column_config={
+            "lane_a": "System A",
+            "lane_b": "System B",
+            "n_pairs": "n pairs",
+            "mean_a": num("Mean A", 4),
+            "mean_b": num("Mean B", 4),
+            "mean_diff": num("Mean diff (A − B)", 4),
+            "t_stat": num("t", 3),
+            "p_ttest": num("p (t)", 4),
+            "p_ttest_adjusted": num("p adj. (t)", 4),
+            "wilcoxon_stat": num("W", 1),
+            "p_wilcoxon": num("p (Wilcoxon)", 4),
+            "p_wilcoxon_adjusted": num("p adj. (Wilcoxon)", 4),
+            "correction": "Correction",
+            "family_size": "Family size",
+            "significant": "Significant",
+            "direction": "Direction",
+        },
+        key=key,
+    )
+
+
+for index, judge_id in enumerate(shown):
+    judge = judge_rows[judge_id]
+    st.header(f"Judge regime {index + 1} of {len(shown)}", divider=True)
+    ui.judge_banner(judge)
+    board = data.draco_leaderboard(run_id, judge_id)
+    if board.empty:
+        st.info("No leaderboard rows for this regime.")
+        continue
+    best = board.iloc[0]
+    metrics = st.columns(5)
+    metrics[0].metric("Best score", ui.points(best["score_mean"]))
+    metrics[1].metric("Its factual accuracy", ui.points(best["factual_accuracy_mean"]))
+    metrics[2].metric("Systems", len(board))
+    metrics[3].metric("Tasks", int(board["n_items"].max()))
+    metrics[4].metric(
+        "Flagged samples", int((board["n_unparsed_samples"] + board["n_failed_samples"]).sum())
+    )
+    st.text(f"best system: {best['lane']}")
+    st.dataframe(
+        leaderboard_table(board, judge_id),
+        hide_index=True,
+        column_config=LEADERBOARD_COLUMNS,
+        key=f"draco_board_{index}",
+    )
+    seeds = sorted({int(s) for s in board["bootstrap_seed"].dropna()})
+    samples = sorted({int(s) for s in board["bootstrap_samples"].dropna()})
+    thresholds = sorted({float(t) for t in board["pass_threshold"].dropna()})
+    floors = sorted({float(f) for f in board["penalty_floor"].dropna()})
+    st.text(
+        f"bootstrap seed {', '.join(map(str, seeds)) or '?'} · "
+        f"{', '.join(map(str, samples)) or '?'} resamples · pass threshold v ≥ "
+        f"{', '.join(f'{t:g}' for t in thresholds) or '?'} · penalty floor "
+        f"{', '.join(f'{f:g}' for f in floors) or 'none (as registered)'} · cost = reported "
+        "cost, else the research_prices seed (basis per row)"
+    )
+
+    st.subheader("By domain")
+    domains = data.draco_domains(run_id, judge_id)
+    if domains.empty:
+        st.info("No domain rows for this regime.")
+    else:
+        domains = domains.assign(
+            score_points=x100(domains["score_mean"]),
+            factual_points=x100(domains["factual_accuracy_mean"]),
+            pass_rate_points=x100(domains["pass_rate_mean"]),
+        )
+        st.dataframe(
+            domains,
+            hide_index=True,
+            column_order=list(DOMAIN_COLUMNS),
+            column_config=DOMAIN_COLUMNS,
+            key=f"draco_domains_{index}",
+        )
+
+    st.subheader("Paired significance (system vs system)")
+    significance = data.draco_significance(run_id, judge_id)
+    if significance.empty:
+        st.info("No paired tests for this regime (one system only).")
+    else:
+        significance_table(significance, key=f"draco_significance_{index}")
+        families = sorted({int(f) for f in significance["family_size"].dropna()})
+        corrections = sorted({str(c) for c in significance["correction"].dropna()})
+        st.text(
+            "Paired over the tasks both systems have (failures at 0.0): Student t-test and "
+            "Wilcoxon signed-rank, two-sided; "
+            f"{' / '.join(corrections) or '?'} correction over every system pair of this regime "
+            f"(family size {', '.join(map(str, families)) or '?'}); significant = adjusted t-test "
+            "p < 0.05."
+        )
