@@ -30,7 +30,7 @@ per_lane as (
         item_id,
         criterion_id,
         lane,
-        avg(v) as lane_v,
+        {{ stable_avg('v', order_by='judge_id') }} as lane_v,
         count(*) as n_judges,
         count(distinct v >= {{ threshold }}) as n_majority_verdicts
     from scored
