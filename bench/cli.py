@@ -22,6 +22,7 @@ from bench.settings import (
     APP_ENTRYPOINT,
     REPO_ROOT,
     load_scoring_vars,
+    parse_draco_weights,
     parse_weights,
     save_scoring_vars,
     shared_data_dir,
@@ -249,6 +250,16 @@ def rescore(
     threshold: Annotated[
         float | None, typer.Option(min=0, max=1, help="Useful-success completeness threshold.")
     ] = None,
+    draco_penalty_floor: Annotated[
+        float | None,
+        typer.Option(max=-0.0001, help="Cap every DRACO penalty at this weight (e.g. -100)."),
+    ] = None,
+    draco_weights: Annotated[
+        Path | None,
+        typer.Option(
+            help="CSV of DRACO criterion weight overrides: item_id,criterion_id,weight[,reason]."
+        ),
+    ] = None,
     reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -260,6 +271,10 @@ def rescore(
         scoring["extraction_weights"] = merged
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold
+    if draco_penalty_floor is not None:
+        scoring["draco_penalty_floor"] = draco_penalty_floor
+    if draco_weights is not None:
+        scoring["draco_weight_override_rows"] = parse_draco_weights(draco_weights)
     with console.status("dbt build with the new scoring vars"):
         pipeline.build(paths, scoring_vars=scoring)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them

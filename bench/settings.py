@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -57,3 +58,49 @@ def parse_weights(spec: str) -> dict[str, float]:
     if not weights:
         raise ValueError("--weights: give at least one NAME=NUMBER")
     return weights
+
+
+DRACO_WEIGHT_COLUMNS = ("item_id", "criterion_id", "weight")
+
+
+def parse_draco_weights(path: Path) -> list[dict[str, Any]]:
+    """A CSV of criterion weight overrides: item_id, criterion_id, weight[, reason].
+
+    Becomes var `draco_weight_override_rows`; errors name the file, line and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"--draco-weights {path}: cannot read ({exc.strerror})") from None
+    reader = csv.DictReader(text.splitlines())
+    missing = [c for c in DRACO_WEIGHT_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(
+            f"{path}: header must have {', '.join(DRACO_WEIGHT_COLUMNS)}[, reason]; "
+            f"missing {', '.join(missing)}"
+        )
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for line, record in enumerate(reader, start=2):
+        item_id = (record.get("item_id") or "").strip()
+        criterion_id = (record.get("criterion_id") or "").strip()
+        for field, value in (("item_id", item_id), ("criterion_id", criterion_id)):
+            if not value:
+                raise ValueError(f"{path}: line {line}: field {field} is empty")
+        try:
+            weight = float(record.get("weight") or "")
+        except ValueError:
+            raise ValueError(
+                f"{path}: line {line}: field weight {record.get('weight')!r} is not a number"
+            ) from None
+        if (item_id, criterion_id) in seen:
+            raise ValueError(f"{path}: line {line}: {item_id}/{criterion_id} is given twice")
+        seen.add((item_id, criterion_id))
+        row: dict[str, Any] = {"item_id": item_id, "criterion_id": criterion_id}
+        row["weight"] = int(weight) if weight.is_integer() else weight
+        row["reason"] = (
+            record.get("reason") or ""
+        ).strip() or f"bench rescore --draco-weights {path.name}"
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{path}: no override rows")
+    return rows

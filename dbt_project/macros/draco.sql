@@ -7,6 +7,7 @@
         'draco_bootstrap_seed',
         'draco_bootstrap_samples',
         'draco_correction',
+        'draco_weight_override_rows',
     ]) }}
 {%- endmacro %}
 
@@ -82,5 +83,38 @@
         false
     {%- else -%}
         coalesce(coalesce({{ override_weight }}, {{ registered_weight }}) < {{ floor }}, false)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Weight overrides given at rescoring time (`bench rescore --draco-weights FILE`), as rows of
+    var('draco_weight_override_rows'): [{item_id, criterion_id, weight, reason}]. They win over
+    the draco_weight_overrides seed for the same criterion. Validated here so a malformed var
+    fails the build readably. -#}
+{% macro draco_var_override_rows_sql() -%}
+    {%- set rows = var('draco_weight_override_rows', []) -%}
+    {%- if rows is string or rows is mapping or rows is not iterable -%}
+        {{ exceptions.raise_compiler_error(
+            "var draco_weight_override_rows must be a list of {item_id, criterion_id, weight, reason}") }}
+    {%- endif -%}
+    {%- if rows | length == 0 -%}
+        select
+            cast(null as varchar) as item_id,
+            cast(null as varchar) as criterion_id,
+            cast(null as double) as weight,
+            cast(null as varchar) as reason
+        where false
+    {%- else -%}
+        select * from (values
+        {%- for row in rows %}
+            {%- if row is not mapping or row.get('item_id') is none or row.get('criterion_id') is none
+                or row.get('weight') is not number -%}
+                {{ exceptions.raise_compiler_error(
+                    "var draco_weight_override_rows[" ~ loop.index0 ~ "]: needs item_id, criterion_id and a numeric weight; got " ~ row) }}
+            {%- endif %}
+            ({{ dbt.string_literal(row['item_id']) }}, {{ dbt.string_literal(row['criterion_id']) }},
+             cast({{ row['weight'] }} as double), {{ dbt.string_literal(row.get('reason') or 'bench rescore --draco-weights') }})
+            {%- if not loop.last %},{% endif %}
+        {%- endfor %}
+        ) as override_rows (item_id, criterion_id, weight, reason)
     {%- endif -%}
 {%- endmacro %}

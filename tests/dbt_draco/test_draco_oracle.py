@@ -24,7 +24,7 @@ from statsmodels.stats.multitest import multipletests
 pytestmark = pytest.mark.slow
 
 TOL = 1e-12
-DRACO_MODELS = "int_draco_criteria_weighted+ dim_rubric_criteria dim_scoring_vars"
+DRACO_MODELS = "int_draco_weight_overrides+ dim_scoring_vars"
 
 
 def seed_prices() -> dict[str, tuple[float, str]]:
@@ -389,3 +389,45 @@ def test_weight_override_seed_rescores_exactly_the_expected_items(
     ]
     assert rows[0]["registered_weight"] == heaviest.weight == -500
     assert all(r["override_reason"] == "rescoring test" for r in rows)
+
+
+def test_weight_override_var_rows_rescore_like_the_seed_and_win_over_it(
+    draco_warehouse, draco_fixture, oracle, tmp_path
+):
+    """`bench rescore --draco-weights FILE` passes its rows as var draco_weight_override_rows:
+    the same rule as the seed, no file in the project touched."""
+    medicine = draco_fixture.tasks[TASK_ROWS.index(64)]
+    heaviest = min(medicine.criteria, key=lambda c: c.weight)
+    overrides = {(medicine.item_id, heaviest.criterion_id): -30}
+    db = _copy_warehouse(draco_warehouse, tmp_path / "var")
+    run_dbt(
+        ["run", "--select", *DRACO_MODELS.split()],
+        db,
+        tmp_path / "var",
+        {
+            "draco_weight_override_rows": [
+                {"item_id": i, "criterion_id": c, "weight": w, "reason": "cli file"}
+                for (i, c), w in overrides.items()
+            ]
+        },
+    )
+    rescored = BuiltWarehouse(db, tmp_path / "var", draco_warehouse.run_ids, "")
+    overridden = score_events(
+        draco_fixture.events,
+        draco_fixture.scored_run_id,
+        weights=weight_rule(overrides=overrides),
+        prices=seed_prices(),
+    )
+    expected_changes = _changed(oracle, overridden)
+    assert expected_changes
+    items = mart_items(rescored, draco_fixture.scored_run_id)
+    for key, want in overridden.items():
+        assert abs(items[key]["score"] - want.score) <= TOL, key
+    before = mart_items(draco_warehouse, draco_fixture.scored_run_id)
+    assert {
+        k for k in items if abs(items[k]["score"] - before[k]["score"]) > TOL
+    } == expected_changes
+    rows = rescored.rows(
+        "select weight, override_reason from marts.dim_rubric_criteria where is_overridden"
+    )
+    assert [(r["weight"], r["override_reason"]) for r in rows] == [(-30.0, "cli file")]

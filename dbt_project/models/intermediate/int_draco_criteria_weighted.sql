@@ -1,7 +1,8 @@
 -- One row per (run_id, item_id, criterion_id) of every deep-research run: the registered
 -- criterion with the weight in effect (methodology 1.3, rescoring without any API call):
---   1. the draco_weight_overrides seed (item_id, criterion_id, weight, reason) when it has the
---      criterion, else the registered weight;
+--   1. an override row of var('draco_weight_override_rows') (bench rescore --draco-weights),
+--      else the draco_weight_overrides seed (item_id, criterion_id, weight, reason), else the
+--      registered weight;
 --   2. then, when var('draco_penalty_floor') is not null, a negative weight below the floor is
 --      raised to it (floor -100: -500 -> -100).
 -- Polarity is the registered one (it is what the judge was asked about), whatever the weight.
@@ -23,7 +24,7 @@ criteria as (
 
 overrides as (
 
-    select * from {{ ref('draco_weight_overrides') }}
+    select * from {{ ref('int_draco_weight_overrides') }}
 
 ),
 

@@ -1,7 +1,7 @@
 -- One row per (dataset_sha256, item_id, criterion_id): a rubric criterion as registered,
 -- deduplicated across runs (the first registration in log time gives the attributes; every
--- registration is listed), with the weight in effect for this build (draco_weight_overrides
--- seed, then var draco_penalty_floor; same rule as int_draco_criteria_weighted).
+-- registration is listed), with the weight in effect for this build (int_draco_weight_overrides:
+-- var rows, then the seed; then var draco_penalty_floor; same rule as int_draco_criteria_weighted).
 with
 
 tasks as (
@@ -24,7 +24,7 @@ criteria as (
 
 overrides as (
 
-    select * from {{ ref('draco_weight_overrides') }}
+    select * from {{ ref('int_draco_weight_overrides') }}
 
 ),
 
