@@ -440,20 +440,28 @@ select
 
 def qa_status() -> QaStatus:
     """Whether the QA marts are there, shaped as the contract says, and hold rows; never raises."""
+    return family_status("QA", QA_COLUMNS, _QA_COUNTS_SQL)
+
+
+def family_status(
+    family: str, wanted_columns: dict[str, tuple[str, ...]], counts_sql: str
+) -> QaStatus:
+    """One benchmark family's marts: missing snapshot, absent tables, columns missing against
+    the contract, unreadable, empty (every count in `counts_sql` is 0) or ready."""
     path = serve_db_path()
     if snapshot_version(path) is None:
         return QaStatus(path, "missing", "not found")
     try:
-        columns = _query(_QA_COLUMNS_SQL, tuple(QA_COLUMNS))
+        columns = _query(_QA_COLUMNS_SQL, tuple(wanted_columns))
         present: dict[str, set[str]] = {}
         for table, column in zip(columns["table_name"], columns["column_name"], strict=True):
             present.setdefault(table, set()).add(column)
-        absent = tuple(t for t in QA_COLUMNS if t not in present)
+        absent = tuple(t for t in wanted_columns if t not in present)
         if absent:
-            return QaStatus(path, "absent", "QA marts missing: " + ", ".join(absent), absent)
+            return QaStatus(path, "absent", f"{family} marts missing: " + ", ".join(absent), absent)
         mismatched = tuple(
             f"{table}.{column}"
-            for table, wanted in QA_COLUMNS.items()
+            for table, wanted in wanted_columns.items()
             for column in wanted
             if column not in present[table]
         )
@@ -461,13 +469,13 @@ def qa_status() -> QaStatus:
             return QaStatus(
                 path, "mismatch", "columns missing: " + ", ".join(mismatched), mismatched
             )
-        counts = _query(_QA_COUNTS_SQL).iloc[0]
+        counts = _query(counts_sql).iloc[0]
     except SnapshotUnavailable as exc:
         return QaStatus(path, "missing", str(exc))
     except duckdb.Error as exc:
         return QaStatus(path, "unreadable", f"{type(exc).__name__}: {exc}")
-    if int(counts["leaderboard_rows"]) == 0 and int(counts["answers"]) == 0:
-        return QaStatus(path, "empty", "the QA marts have no rows")
+    if all(int(value) == 0 for value in counts):
+        return QaStatus(path, "empty", f"the {family} marts have no rows")
     return QaStatus(path, "ready")
 
 
@@ -835,16 +843,8 @@ DRACO_COLUMNS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class DracoStatus:
-    path: Path
-    state: QaState
-    detail: str = ""
-    missing: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def ready(self) -> bool:
-        return self.state == "ready"
+# The DRACO pages use the same states and fields as the QA ones.
+DracoStatus = QaStatus
 
 
 _DRACO_COUNTS_SQL = """
@@ -857,35 +857,7 @@ select
 def draco_status() -> DracoStatus:
     """Whether the DRACO marts are there, shaped as the contract says, and hold rows; never
     raises (same states as `qa_status`)."""
-    path = serve_db_path()
-    if snapshot_version(path) is None:
-        return DracoStatus(path, "missing", "not found")
-    try:
-        columns = _query(_QA_COLUMNS_SQL, tuple(DRACO_COLUMNS))
-        present: dict[str, set[str]] = {}
-        for table, column in zip(columns["table_name"], columns["column_name"], strict=True):
-            present.setdefault(table, set()).add(column)
-        absent = tuple(t for t in DRACO_COLUMNS if t not in present)
-        if absent:
-            return DracoStatus(path, "absent", "DRACO marts missing: " + ", ".join(absent), absent)
-        mismatched = tuple(
-            f"{table}.{column}"
-            for table, wanted in DRACO_COLUMNS.items()
-            for column in wanted
-            if column not in present[table]
-        )
-        if mismatched:
-            return DracoStatus(
-                path, "mismatch", "columns missing: " + ", ".join(mismatched), mismatched
-            )
-        counts = _query(_DRACO_COUNTS_SQL).iloc[0]
-    except SnapshotUnavailable as exc:
-        return DracoStatus(path, "missing", str(exc))
-    except duckdb.Error as exc:
-        return DracoStatus(path, "unreadable", f"{type(exc).__name__}: {exc}")
-    if int(counts["leaderboard_rows"]) == 0 and int(counts["items"]) == 0:
-        return DracoStatus(path, "empty", "the DRACO marts have no rows")
-    return DracoStatus(path, "ready")
+    return family_status("DRACO", DRACO_COLUMNS, _DRACO_COUNTS_SQL)
 
 
 _DRACO_PRESENT_SQL = """
