@@ -27,12 +27,12 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     stop_after_attempt,
-    stop_before_delay,
     wait_random_exponential,
 )
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
+from collectors.http.client import ProviderClient
 from collectors.http.model import CallOutcome, ErrorClass, LaneAborted, ProviderRequest
 from collectors.http.policy import (
     LANE_ABORT_STATUSES,
@@ -87,6 +87,7 @@ class Channel:
     kept_headers: frozenset[str] = KEPT_HEADERS
     expects_json: bool = True
     timeout: httpx.Timeout = field(init=False)
+    _requests: _RequestBuilder = field(init=False, repr=False, compare=False)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -98,6 +99,60 @@ class Channel:
         p = self.policy
         timeout = httpx.Timeout(p.read_timeout_s, connect=p.connect_timeout_s)
         object.__setattr__(self, "timeout", timeout)
+        object.__setattr__(self, "_requests", _RequestBuilder(self.client, timeout))
+
+    def build_request(self, request: ProviderRequest) -> httpx.Request:
+        """The `httpx.Request` that `client.build_request` would make (same URL, headers, body
+        and timeout), without re-parsing the lane's fixed URL and headers on every call."""
+        return self._requests.build(request)
+
+
+class _RequestBuilder:
+    """Per-channel caches for `Channel.build_request`: parsed URLs of parameterless requests and
+    the client's default headers merged with each distinct set of lane headers."""
+
+    _MAX_CACHED = 256
+
+    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout):
+        self._client = client
+        # A base URL or default params would change every URL: then let the client merge.
+        self._client_adds_more = bool(str(client.base_url)) or bool(client.params)
+        self._timeout_config = timeout
+        self._timeout = timeout.as_dict()
+        self._urls: dict[str, httpx.URL] = {}
+        self._headers: dict[tuple[tuple[str, str], ...], httpx.Headers] = {}
+
+    def build(self, request: ProviderRequest) -> httpx.Request:
+        client = self._client
+        if self._client_adds_more or client.cookies:
+            return client.build_request(
+                request.method,
+                request.url,
+                params=request.params,
+                headers=request.headers,
+                json=request.json_body,
+                timeout=self._timeout_config,
+            )
+        url = self._urls.get(request.url)
+        if url is None:
+            url = httpx.URL(request.url)
+            if len(self._urls) < self._MAX_CACHED:
+                self._urls[request.url] = url
+        header_key = tuple(request.headers.items())
+        headers = self._headers.get(header_key)
+        if headers is None:
+            headers = httpx.Headers(client.headers)
+            headers.update(request.headers)
+            if len(self._headers) < self._MAX_CACHED:
+                self._headers[header_key] = headers
+        return httpx.Request(
+            request.method,
+            url,
+            params=request.params,
+            headers=headers,
+            json=request.json_body,
+            extensions={"timeout": self._timeout},
+        )
 
 
 async def call_provider(
@@ -105,21 +160,15 @@ async def call_provider(
 ) -> CallOutcome:
     started = perf_counter()
     state = _CallState()
-    http_request = channel.client.build_request(
-        request.method,
-        request.url,
-        params=request.params,
-        headers=request.headers,
-        json=request.json_body,
-        timeout=channel.timeout,
-    )
+    http_request = channel.build_request(request)
     recorded = channel.redactor.request(
         http_request.method, str(http_request.url), http_request.headers, request.json_body
     )
     try:
-        async for http_try in _retrying(channel, state, item_id):
-            with http_try:
-                received = await _attempt(channel, http_request, state)
+        try:
+            received = await _attempt(channel, http_request, state)
+        except _AttemptFailed as first_failure:
+            received = await _retry(channel, http_request, state, item_id, started, first_failure)
     except _AttemptFailed as failure:
         outcome = _failed(channel, failure, state, started, recorded, stage, item_id, attempt)
         if failure.error_class == ErrorClass.AUTH:
@@ -219,7 +268,10 @@ async def _exchange(
     client: httpx.AsyncClient, http_request: httpx.Request, policy: CallPolicy
 ) -> tuple[httpx.Response, bytes]:
     """Send and read the body, stopping at `max_body_bytes` instead of buffering a flood."""
-    response = await client.send(http_request, stream=True)
+    if isinstance(client, ProviderClient):
+        response = await client.send_once(http_request)
+    else:
+        response = await client.send(http_request, stream=True)
     try:
         limit = policy.max_body_bytes
         declared = response.headers.get("content-length", "")
@@ -325,7 +377,41 @@ class _StopIfRetryAfterBeyond(stop_base):
         )
 
 
-def _retrying(channel: Channel, state: _CallState, item_id: str) -> AsyncRetrying:
+async def _retry(
+    channel: Channel,
+    http_request: httpx.Request,
+    state: _CallState,
+    item_id: str,
+    started: float,
+    first_failure: _AttemptFailed,
+) -> _Received:
+    """Attempts 2..n. The first attempt runs outside tenacity (most calls succeed at once, and
+    building an `AsyncRetrying` costs more CPU than a loopback request); tenacity's first
+    "attempt" replays its failure, so stop, wait, retry and logging see every attempt."""
+    pending: _AttemptFailed | None = first_failure
+    async for http_try in _retrying(channel, state, item_id, started):
+        with http_try:
+            if pending is not None:
+                failure, pending = pending, None
+                raise failure
+            return await _attempt(channel, http_request, state)
+    raise AssertionError("tenacity ended without a result or an exception")  # pragma: no cover
+
+
+class _StopBeforeBudget(stop_base):
+    """tenacity's `stop_before_delay`, counted from the start of the call (which began before
+    tenacity was entered), not from the start of the retry loop."""
+
+    def __init__(self, started: float, budget_s: float):
+        self.started = started
+        self.budget_s = budget_s
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        elapsed = perf_counter() - self.started
+        return elapsed + (retry_state.upcoming_sleep or 0.0) >= self.budget_s
+
+
+def _retrying(channel: Channel, state: _CallState, item_id: str, started: float) -> AsyncRetrying:
     policy = channel.policy
 
     def should_retry(retry_state: RetryCallState) -> bool:
@@ -351,7 +437,7 @@ def _retrying(channel: Channel, state: _CallState, item_id: str) -> AsyncRetryin
     return AsyncRetrying(
         stop=(
             stop_after_attempt(policy.max_attempts)
-            | stop_before_delay(policy.budget_s)
+            | _StopBeforeBudget(started, policy.budget_s)
             | _StopIfRetryAfterBeyond(policy.retry_after_cap_s)
         ),
         wait=_WaitRetryAfterOrJitter(policy.backoff_base_s, policy.backoff_cap_s),
