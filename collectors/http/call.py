@@ -41,6 +41,7 @@ from collectors.http.policy import (
     parse_retry_after,
 )
 from collectors.http.redaction import Redactor
+from collectors.http.request_builder import RequestBuilder
 from collectors.http.throttle import Throttle
 from warehouse.events import (
     CallTimings,
@@ -87,7 +88,7 @@ class Channel:
     kept_headers: frozenset[str] = KEPT_HEADERS
     expects_json: bool = True
     timeout: httpx.Timeout = field(init=False)
-    _requests: _RequestBuilder = field(init=False, repr=False, compare=False)
+    _requests: RequestBuilder = field(init=False, repr=False, compare=False)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -99,60 +100,15 @@ class Channel:
         p = self.policy
         timeout = httpx.Timeout(p.read_timeout_s, connect=p.connect_timeout_s)
         object.__setattr__(self, "timeout", timeout)
-        object.__setattr__(self, "_requests", _RequestBuilder(self.client, timeout))
+        object.__setattr__(self, "_requests", RequestBuilder(self.client, timeout, self.redactor))
 
     def build_request(self, request: ProviderRequest) -> httpx.Request:
-        """The `httpx.Request` that `client.build_request` would make (same URL, headers, body
-        and timeout), without re-parsing the lane's fixed URL and headers on every call."""
+        """What `client.build_request` would make of `request` (see request_builder)."""
         return self._requests.build(request)
 
-
-class _RequestBuilder:
-    """Per-channel caches for `Channel.build_request`: parsed URLs of parameterless requests and
-    the client's default headers merged with each distinct set of lane headers."""
-
-    _MAX_CACHED = 256
-
-    def __init__(self, client: httpx.AsyncClient, timeout: httpx.Timeout):
-        self._client = client
-        # A base URL or default params would change every URL: then let the client merge.
-        self._client_adds_more = bool(str(client.base_url)) or bool(client.params)
-        self._timeout_config = timeout
-        self._timeout = timeout.as_dict()
-        self._urls: dict[str, httpx.URL] = {}
-        self._headers: dict[tuple[tuple[str, str], ...], httpx.Headers] = {}
-
-    def build(self, request: ProviderRequest) -> httpx.Request:
-        client = self._client
-        if self._client_adds_more or client.cookies:
-            return client.build_request(
-                request.method,
-                request.url,
-                params=request.params,
-                headers=request.headers,
-                json=request.json_body,
-                timeout=self._timeout_config,
-            )
-        url = self._urls.get(request.url)
-        if url is None:
-            url = httpx.URL(request.url)
-            if len(self._urls) < self._MAX_CACHED:
-                self._urls[request.url] = url
-        header_key = tuple(request.headers.items())
-        headers = self._headers.get(header_key)
-        if headers is None:
-            headers = httpx.Headers(client.headers)
-            headers.update(request.headers)
-            if len(self._headers) < self._MAX_CACHED:
-                self._headers[header_key] = headers
-        return httpx.Request(
-            request.method,
-            url,
-            params=request.params,
-            headers=headers,
-            json=request.json_body,
-            extensions={"timeout": self._timeout},
-        )
+    def record(self, http_request: httpx.Request, json_body: Any) -> RecordedRequest:
+        """The request as it will be stored: secrets redacted."""
+        return self._requests.record(http_request, json_body)
 
 
 async def call_provider(
@@ -161,9 +117,7 @@ async def call_provider(
     started = perf_counter()
     state = _CallState()
     http_request = channel.build_request(request)
-    recorded = channel.redactor.request(
-        http_request.method, str(http_request.url), http_request.headers, request.json_body
-    )
+    recorded = channel.record(http_request, request.json_body)
     try:
         try:
             received = await _attempt(channel, http_request, state)
@@ -281,8 +235,12 @@ async def _exchange(
                 response.status_code,
             )
         body = bytearray()
+        # Without a Content-Encoding the decoded bytes are the raw bytes: skip the decoder chain
+        # (a response built in memory, e.g. by a MockTransport, has no stream left to read raw).
+        raw = not response.is_stream_consumed and "content-encoding" not in response.headers
+        chunks = response.aiter_raw() if raw else response.aiter_bytes()
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 body += chunk
                 if len(body) > limit:
                     raise _BodyTooLarge(
@@ -300,7 +258,7 @@ def _classify(
     channel: Channel, response: httpx.Response, body: bytes, state: _CallState
 ) -> _Received:
     status = response.status_code
-    text = _decode(body, response.charset_encoding)
+    text = _decode(body, _charset(response))
     if 200 <= status < 300:
         if not channel.expects_json:
             return _Received(status, response.headers, text, None)
@@ -332,6 +290,13 @@ def _classify(
         body=text,
         retry_after=parse_retry_after(response.headers.get("retry-after")),
     )
+
+
+def _charset(response: httpx.Response) -> str | None:
+    # A charset needs a parameter; httpx parses the header with the (slow) email package.
+    if ";" not in response.headers.get("content-type", ""):
+        return None
+    return response.charset_encoding
 
 
 def _decode(body: bytes, charset: str | None) -> str:
