@@ -4,7 +4,7 @@ A lane gets one `ProviderClient` per concurrency slot, each holding a single kee
 connection: a granted request then never waits for a pooled connection inside the timed round
 trip. Two things keep the client CPU per call low (benchmarks/harness.py, docs/benchmarks.md):
 
-* the wire layer is `KeepAliveTransport` (h11 on an asyncio protocol) instead of httpcore;
+* the wire layer is `KeepAliveTransport` (HTTP/1.1 on an asyncio protocol) instead of httpcore;
 * `ProviderClient.send_once` hands the request straight to the transport httpx would pick
   (proxy mounts and respx's httpx-level mock included), skipping the auth-flow, redirect,
   cookie-jar and event-hook layers of `AsyncClient.send`, none of which an API call uses.
