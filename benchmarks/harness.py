@@ -1,17 +1,24 @@
 """Throughput of the whole per-call path against a zero-latency loopback vendor.
 
     python benchmarks/harness.py [--calls 10000] [--concurrency 64] [--sink batched|direct]
-                                 [--with-chunks] [--repeat 1]
+                                 [--with-chunks] [--repeat 1] [--baseline]
+                                 [--server fast|threaded]
 
 Per call: throttle grant (aiolimiter + semaphore, set high enough never to throttle), the
-tenacity retry wrapper, one HTTP exchange with the fake server (a separate process, so the two
+tenacity retry wrapper, one HTTP exchange with a loopback vendor (a separate process, so the two
 do not share a GIL), normalisation, the ProviderCallCompleted payload, `make_event`, and the
 append to a real EventLog in a temp dir (fsync'd). `--sink batched` appends through
 `collectors.http.EventSink` (group commit, one fsync per batch); `--sink direct` calls
 `LogWriter.append([event])` per call on the event loop, as a naive runner would.
-`--baseline` first times bare httpx posts to the same server: the floor this path stands on.
-Besides calls/s it prints the client process's CPU time per call, which stays meaningful when
-other work shares the machine. Target (issue #3): >= 1,000 calls/s on a 2-core machine.
+`--baseline` first times bare httpx posts to the same server, on httpx's stock transport
+(httpcore) and on ours (`collectors.http.transport`): the floor this path stands on.
+
+The vendor is `collectors.testing.fast_server` (asyncio, keep-alive, the same vendor-shaped
+bodies as the test fake, no faults); `--server threaded` uses the fault-injecting
+`FakeVendorServer` (a thread per connection), which costs more CPU per request than our client.
+Besides calls/s it prints the client process's CPU time per call and the server's, which stay
+meaningful when other work shares the machine. Target (issue #3): >= 1,000 calls/s on a 2-core
+machine.
 """
 
 from __future__ import annotations
@@ -40,9 +47,12 @@ from warehouse.provenance import producer_for  # noqa: E402
 BENCH_KEY = "bench-not-a-real-key-0000000000"
 
 
-def start_fake_server() -> tuple[subprocess.Popen, int]:
+SERVERS = {"fast": "collectors.testing.fast_server", "threaded": "collectors.testing.fake_server"}
+
+
+def start_fake_server(kind: str = "fast") -> tuple[subprocess.Popen, int]:
     process = subprocess.Popen(
-        [sys.executable, "-c", "from collectors.testing.fake_server import main; main()"],
+        [sys.executable, "-c", f"from {SERVERS[kind]} import main; main()"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,
@@ -55,9 +65,18 @@ def start_fake_server() -> tuple[subprocess.Popen, int]:
     return process, int(line.split()[1])
 
 
-async def bare_httpx(args: argparse.Namespace, port: int) -> dict[str, float]:
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of another process (Linux /proc), None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def bare_httpx(args: argparse.Namespace, port: int, wire: str) -> dict[str, float]:
     """The floor: the same requests with plain httpx (one connection per slot), nothing else."""
-    clients = slot_clients(args.concurrency)
+    clients = slot_clients(args.concurrency, transport=wire)
     body = {"query": "", "type": "auto", "numResults": 10, "contents": {"summary": True}}
     next_item = iter(range(args.calls))
 
@@ -150,26 +169,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline", action="store_true", help="first time bare httpx posts (the floor)"
     )
+    parser.add_argument(
+        "--server",
+        default="fast",
+        choices=sorted(SERVERS),
+        help="the loopback vendor: asyncio keep-alive (fast) or the test fake (threaded)",
+    )
     args = parser.parse_args(argv)
 
-    server, port = start_fake_server()
+    server, port = start_fake_server(args.server)
+    print(f"vendor: {SERVERS[args.server]} (pid {server.pid}, port {port})", flush=True)
+
+    def timed(work):
+        server_cpu = process_cpu_s(server.pid)
+        figures = asyncio.run(work)
+        if server_cpu is not None:
+            spent = process_cpu_s(server.pid) - server_cpu
+            figures["server_cpu_ms_per_call"] = spent / args.calls * 1000
+        return figures
+
+    def server_note(figures) -> str:
+        if "server_cpu_ms_per_call" not in figures:
+            return ""
+        return f", server {figures['server_cpu_ms_per_call']:.2f} ms CPU/call"
+
     try:
         if args.baseline:
-            floor = asyncio.run(bare_httpx(args, port))
-            print(
-                f"bare httpx: {args.calls} posts, concurrency {args.concurrency}: "
-                f"{floor['calls_per_s']:,.0f} calls/s, {floor['cpu_ms_per_call']:.2f} ms CPU/call",
-                flush=True,
-            )
+            for wire in ("httpcore", "keepalive"):
+                floor = timed(bare_httpx(args, port, wire))
+                print(
+                    f"bare httpx ({wire} transport): {args.calls} posts, concurrency "
+                    f"{args.concurrency}: {floor['calls_per_s']:,.0f} calls/s, client "
+                    f"{floor['cpu_ms_per_call']:.2f} ms CPU/call{server_note(floor)}",
+                    flush=True,
+                )
         for run in range(1, args.repeat + 1):
             with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
-                figures = asyncio.run(run_once(args, port, Path(tmp) / "log"))
+                figures = timed(run_once(args, port, Path(tmp) / "log"))
             print(
                 f"run {run}: {args.calls} calls, lane {args.lane}, concurrency {args.concurrency}, "
                 f"sink {args.sink}{' +chunks' if args.with_chunks else ''}"
                 ": "
                 f"{figures['calls_per_s']:,.0f} calls/s ({figures['elapsed_s']:.2f} s, "
-                f"{figures['events']} events appended; {figures['cpu_ms_per_call']:.2f} ms CPU/call); "
+                f"{figures['events']} events appended; client "
+                f"{figures['cpu_ms_per_call']:.2f} ms CPU/call{server_note(figures)}); "
                 f"round trip p50 "
                 f"{figures['round_trip_p50_ms']:.2f} ms, p95 {figures['round_trip_p95_ms']:.2f} ms; "
                 f"whole call p50 {figures['whole_call_p50_ms']:.2f} ms",

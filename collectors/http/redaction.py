@@ -78,6 +78,11 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """A JSON-shaped value with every string (keys included) passed through `text`."""
+        kind = type(value)
+        if kind is str:
+            return self.text(value)
+        if value is None or kind is int or kind is float or kind is bool:
+            return value  # the common scalars, before the (slow) ABC check below
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):

@@ -202,7 +202,9 @@ def test_lane_sends_the_documented_request_and_normalises_the_documented_respons
     async def scenario():
         from collectors.search import SearchClient
 
-        with respx.mock(assert_all_called=True) as mock:
+        # using="httpx": respx's default patches httpcore, which our clients' transport
+        # (collectors.http.transport) does not use; this mocks at the httpx client instead.
+        with respx.mock(assert_all_called=True, using="httpx") as mock:
             route = mock.route(method=method, url__startswith=url).mock(
                 return_value=httpx.Response(
                     200, json=document, headers={"X-Request-Id": "brave-hdr-1"}
