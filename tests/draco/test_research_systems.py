@@ -444,7 +444,7 @@ def _run_case(case: Case, task, instruction: str):
         async with lane:
             return await lane.research(task, instruction, attempt=1, emit=recorder)
 
-    with respx.mock(assert_all_called=True, assert_all_mocked=True) as router:
+    with respx.mock(assert_all_called=True, assert_all_mocked=True, using="httpx") as router:
         by_route: dict[tuple[str, str], list[httpx.Response]] = {}
         for method, url, status, document in case.exchanges:
             by_route.setdefault((method, url), []).append(httpx.Response(status, json=document))
