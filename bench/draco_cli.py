@@ -140,29 +140,20 @@ def _progress() -> Progress:
 
 
 def _print_summary(summary) -> None:
-    table = Table(title=f"run {summary.run_id}  judge {summary.judge_id}")
-    columns = (
-        "status",
-        "units",
-        "already done",
-        "researched",
-        "failed",
-        "verdicts",
-        "flagged",
-        "s",
-    )
-    for column in columns:
-        table.add_column(column)
-    table.add_row(
-        summary.status,
-        str(summary.planned),
-        str(summary.skipped_existing),
-        str(summary.researched),
-        str(summary.research_failed),
-        str(summary.verdicts),
-        str(summary.flagged),
-        f"{summary.duration_s:.1f}",
-    )
+    table = Table(title=f"run {summary.run_id}")
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    for what, value in (
+        ("status", summary.status),
+        ("judge regime", summary.judge_id),
+        ("units (task x system)", summary.planned),
+        ("already done", summary.skipped_existing),
+        ("research completed / failed", f"{summary.researched} / {summary.research_failed}"),
+        ("reports normalised", summary.normalized),
+        ("verdict samples (flagged)", f"{summary.verdicts} ({summary.flagged})"),
+        ("seconds", f"{summary.duration_s:.1f}"),
+    ):
+        table.add_row(what, str(value))
     console.print(table)
     for lane, reason in summary.aborted_lanes.items():
         console.print(f"[red]system {lane} aborted:[/red] {reason}")
