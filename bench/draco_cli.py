@@ -172,6 +172,7 @@ def run_rubric(
     corpus: str = "demo",
     max_attempts: int = 3,
     judge_concurrency: int = 4,
+    preflight: bool = True,
 ):
     from collectors.draco.dataset import dataset_ref
     from collectors.draco.judge import build_judge
@@ -186,9 +187,15 @@ def run_rubric(
         tasks=_select(task_set, limit, items),
         lanes=_lanes(_system_names(systems), corpus, paths),
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
-        normalizer_version=NORMALIZER_VERSION,
     )
     the_judge = build_judge(judge, samples=samples)
+    if preflight and the_judge.official:
+        from collectors.draco.judge import preflight_judge
+
+        # Before any research is paid for: a refused judge key would otherwise surface only
+        # after every system has run.
+        with console.status(f"judge preflight: one call to {the_judge.judge_id}"):
+            preflight_judge(the_judge)
     with _progress() as progress:
         bar = progress.add_task(f"{task_set.name}: research + judging", total=None)
         summary = run_draco(
@@ -196,6 +203,7 @@ def run_rubric(
             plan,
             the_judge,
             report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
             max_research_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
             argv=sys.argv[1:],
@@ -285,6 +293,9 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             int, typer.Option(min=1, help="Research attempts per task and system, in total.")
         ] = 3,
         judge_concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
+        preflight: Annotated[
+            bool, typer.Option(help="One judge call before any research (catches a bad key).")
+        ] = True,
         score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
         home: HomeOption = None,
     ) -> None:
@@ -302,6 +313,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             corpus=corpus,
             max_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
+            preflight=preflight,
         )
         if score:
             with console.status("loading events, building marts, publishing"):
@@ -324,6 +336,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         Appends verdicts under a new judge regime; calls no research system. Both regimes stay
         queryable side by side and never share a leaderboard row."""
         from collectors.draco.judge import build_judge
+        from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
         from collectors.draco.runner import rejudge
 
         paths = paths_for(home)
@@ -333,6 +346,8 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
                 pipeline.event_log(paths),
                 run_id,
                 build_judge(judge, samples=samples),
+                report_normalized_payload,
+                normalizer_version=NORMALIZER_VERSION,
                 judge_concurrency=judge_concurrency,
                 argv=sys.argv[1:],
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),

@@ -27,6 +27,7 @@ from typing import Literal
 from collectors.draco.model import Criterion, Judge, JudgeSample, RubricTask
 from collectors.draco.offline_judge import OfflineJudge
 from collectors.draco.prompts import JUDGE_PROMPT_ID, load_prompt
+from collectors.http.redaction import Redactor
 from collectors.llm import LlmCallError, LlmClient, LlmConfigError, make_backend
 from warehouse.events import JudgeRegimeRegistered, LlmCallRecord, SystemRef
 
@@ -92,7 +93,8 @@ def llm_judge_id(
 ) -> str:
     parts = [f"{provider}:{model}"]
     if base_url and base_url.rstrip("/") != DEFAULT_BASE_URLS.get(provider):
-        parts.append(f"u={base_url.rstrip('/')}")
+        # Credentials in the authority or a key-like query parameter never enter an id.
+        parts.append(f"u={Redactor().url(base_url.rstrip('/'))}")
     parts += [
         f"p={prompt_sha256[:8]}",
         f"n={samples}",
@@ -259,6 +261,39 @@ def build_judge(
     )
 
 
+class JudgePreflightError(RuntimeError):
+    """The judge could not answer one trivial criterion: stop before any research is paid for."""
+
+
+def preflight_judge(judge: Judge) -> JudgeSample:
+    """One judge call on a trivial criterion (methodology §5.17: validate before spending).
+
+    A refused key raises the backend's auth error; any other failed call raises
+    JudgePreflightError. The call is not a verdict of any run and is not logged."""
+    criterion = Criterion(
+        criterion_id="preflight",
+        axis="preflight",
+        axis_title="Preflight",
+        position=0,
+        weight=1,
+        requirement="The response says that the sky is blue.",
+    )
+    task = RubricTask(
+        item_id="preflight",
+        position=0,
+        domain="preflight",
+        problem="What colour is the sky on a clear day?",
+        rubric_id="preflight",
+        criteria=(criterion,),
+    )
+    sample = judge.judge(task, criterion, "The sky is blue on a clear day.", sample=1)
+    if sample.outcome == "failed":
+        raise JudgePreflightError(
+            f"judge preflight failed ({sample.error_class}): {sample.error_message}"
+        )
+    return sample
+
+
 def judge_regime_payload(
     judge: Judge, normalizer_version: str, argv: Sequence[str] = ()
 ) -> JudgeRegimeRegistered:
@@ -280,10 +315,12 @@ __all__ = [
     "DEFAULT_JUDGE_SPEC",
     "DEFAULT_SAMPLES",
     "OFFLINE",
+    "JudgePreflightError",
     "LlmJudge",
     "OfflineJudge",
     "build_judge",
     "judge_regime_payload",
     "llm_judge_id",
     "parse_verdict",
+    "preflight_judge",
 ]

@@ -26,10 +26,20 @@ class ResearchUnit:
     failed: dict[int, dict[str, Any]] = field(default_factory=dict)
     # (attempt, normalizer_version) -> report_normalized event
     normalized: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
+    # Attempts that reached a vendor (a `research:*` provider call was logged), terminal or not:
+    # an attempt cut off by a crash or an abort is abandoned, never re-used, because its logged
+    # exchanges own that attempt number (a re-used number would collide with them).
+    started: set[int] = field(default_factory=set)
 
     @property
     def latest_attempt(self) -> int | None:
+        """The latest attempt with a terminal research event."""
         attempts = set(self.completed) | set(self.failed)
+        return max(attempts) if attempts else None
+
+    @property
+    def latest_started(self) -> int | None:
+        attempts = self.started | set(self.completed) | set(self.failed)
         return max(attempts) if attempts else None
 
     @property
@@ -66,6 +76,9 @@ class DracoRunState:
             known = {c["criterion_id"] for c in self.criteria[payload["item_id"]]}
             if payload["criterion_id"] not in known:
                 self.criteria[payload["item_id"]].append(payload)
+        elif kind in ("provider_call_completed", "provider_call_failed"):
+            if payload["stage"].startswith("research:"):
+                self.units[(payload["item_id"], payload["lane"])].started.add(payload["attempt"])
         elif kind == "research_completed":
             self.units[(payload["item_id"], payload["lane"])].completed[payload["attempt"]] = event
         elif kind == "research_failed":

@@ -1,17 +1,19 @@
 """Rubric-judged research runs: plan -> resumable staged work -> events (methodology §1.2-§1.4).
 
 A run is a frozen spec: the task file's sha256, the selected upstream item ids, the research
-lanes with their settings, the report instruction (prompt id + sha256) and the bibliography
-normaliser version. The run id is derived from it, so the same command names the same run and
-re-running it resumes. The judge is not part of the run's identity: a judge regime is a stage
-*on* a run, so judging again with another model (`rejudge`, or the same `bench run` with another
+lanes with their settings and the report instruction (prompt id + sha256). The run id is
+derived from it, so the same command names the same run and re-running it resumes. What is done
+*to* the stored outputs is not part of the run's identity: a judge regime (judge id + the
+bibliography normaliser version of the text it judges) is a stage on a run, so judging again
+with another model or over re-normalised text (`rejudge`, or the same `bench run` with another
 `--judge`) reuses every stored report and calls no research system.
 
 Per (task, lane) the stages run in order, each appended (fsync'd) as soon as it ends:
 research (vendor HTTP exchanges, then research_completed | research_failed) ->
 report_normalized (pure; no call) -> one judge_verdict per criterion × sample. Resume, per
 stage: a lane whose latest attempt failed gets one new attempt per invocation (up to
-`max_research_attempts`); a missing normalised report is rebuilt from the stored output; a
+`max_research_attempts` failures); an attempt cut off by a crash or an abort is abandoned (its
+logged exchanges stay) and the next number is used; a missing normalised report is rebuilt from the stored output; a
 missing verdict is judged, and a sample whose latest verdict is a failed call is judged again
 as the next `judge_attempt`. Unparsed verdicts are final (they already took the least
 favourable verdict and are flagged); dbt scores only the latest judge attempt.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +35,7 @@ from collectors.draco.model import Criterion, Judge, JudgeSample, ResearchLane, 
 from collectors.draco.run_state import DracoRunState, read_draco_run_state
 from collectors.http import LaneAborted
 from collectors.http.event_sink import EventSink
+from collectors.http.redaction import Redactor
 from collectors.llm.base import LlmCallError, LlmConfigError
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
@@ -52,6 +56,8 @@ from warehouse.log import EventLog
 from warehouse.provenance import producer_for
 
 DEFAULT_JUDGE_CONCURRENCY = 4
+# Every key this process may hold: an error message echoing one is scrubbed before it is stored.
+KEY_ENVS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
 DEFAULT_MAX_RESEARCH_ATTEMPTS = 3
 ProgressCallback = Callable[[int, int], None]
 Benchmark = Literal["draco", "rubric"]
@@ -86,7 +92,6 @@ class DracoRunPlan:
     tasks: tuple[RubricTask, ...]
     lanes: tuple[ResearchLane, ...]
     instruction: Instruction
-    normalizer_version: str
     spec: dict[str, Any]
     spec_sha256: str
     run_id: str
@@ -103,7 +108,6 @@ def plan_draco_run(
     tasks: Sequence[RubricTask],
     lanes: Sequence[ResearchLane],
     instruction: Instruction,
-    normalizer_version: str,
 ) -> DracoRunPlan:
     if not lanes:
         raise DracoRunError("no research systems selected")
@@ -121,7 +125,6 @@ def plan_draco_run(
         "item_ids": [task.item_id for task in tasks],
         "systems": [lane.system_ref().model_dump(mode="json") for lane in ordered],
         "instruction": {"prompt_id": instruction.prompt_id, "sha256": instruction.sha256},
-        "normalizer_version": normalizer_version,
     }
     spec_sha256 = canonical_sha256(spec)
     return DracoRunPlan(
@@ -130,7 +133,6 @@ def plan_draco_run(
         tasks=tuple(tasks),
         lanes=ordered,
         instruction=instruction,
-        normalizer_version=normalizer_version,
         spec=spec,
         spec_sha256=spec_sha256,
         run_id=run_id_for(spec_sha256),
@@ -152,6 +154,7 @@ class DracoRunSummary:
     duration_s: float = 0.0
     events_appended: int = 0
     aborted_lanes: dict[str, str] = field(default_factory=dict)
+    pending: int = 0  # units left with work a re-run would do (failed attempts, failed samples)
 
     @property
     def status(self) -> str:
@@ -159,9 +162,20 @@ class DracoRunSummary:
             return "already finished"
         if self.aborted_lanes:
             return f"incomplete: {len(self.aborted_lanes)} system(s) aborted"
+        if self.pending:
+            return (
+                f"incomplete: {self.pending} unit(s) have failed research or judge samples; "
+                "re-run the same command to retry them"
+            )
         if self.research_failed:
             return f"finished with {self.research_failed} failed research attempt(s)"
         return "finished"
+
+
+def regime_id(judge: Judge, normalizer_version: str) -> str:
+    """The judge regime a run's verdicts are filed under: the judge's own id (model, provider,
+    prompt, samples, sampling) plus the normaliser version of the text it judged."""
+    return f"{judge.judge_id}|norm={normalizer_version}"
 
 
 def run_draco(
@@ -170,6 +184,7 @@ def run_draco(
     judge: Judge,
     normalizer: Normalizer,
     *,
+    normalizer_version: str,
     max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
     lane_concurrency: int = 4,
@@ -181,6 +196,7 @@ def run_draco(
         plan.run_id,
         judge,
         normalizer,
+        normalizer_version,
         plan=plan,
         max_research_attempts=max_research_attempts,
         judge_concurrency=judge_concurrency,
@@ -195,20 +211,24 @@ def rejudge(
     log: EventLog,
     run_id: str,
     judge: Judge,
+    normalizer: Normalizer,
     *,
-    normalizer_version: str | None = None,
+    normalizer_version: str,
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
 ) -> DracoRunSummary:
-    """Judge a run's stored reports again with another judge regime; no system is called."""
+    """Judge a run's stored reports again with another judge regime; no system is called.
+
+    Reports not yet normalised with `normalizer_version` are normalised from the stored raw
+    output first (pure; no call)."""
     runner = _DracoRunner(
         log,
         run_id,
         judge,
-        None,
+        normalizer,
+        normalizer_version,
         plan=None,
-        normalizer_version=normalizer_version,
         judge_concurrency=judge_concurrency,
         argv=argv,
         on_progress=on_progress,
@@ -222,10 +242,10 @@ class _DracoRunner:
         log: EventLog,
         run_id: str,
         judge: Judge,
-        normalizer: Normalizer | None,
+        normalizer: Normalizer,
+        normalizer_version: str,
         *,
         plan: DracoRunPlan | None,
-        normalizer_version: str | None = None,
         max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
         judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
         lane_concurrency: int = 4,
@@ -236,6 +256,11 @@ class _DracoRunner:
         self.run_id = run_id
         self.judge = judge
         self.normalizer = normalizer
+        self.normalizer_version = normalizer_version
+        # The regime: the judge's own id (model, provider, prompt, samples, sampling) plus the
+        # version of the text it judges, so judging a re-normalised report is a new regime
+        # instead of a collision with the verdicts on the old text.
+        self.regime_id = regime_id(judge, normalizer_version)
         self.plan = plan
         self.max_research_attempts = max(1, max_research_attempts)
         self.judge_concurrency = max(1, judge_concurrency)
@@ -247,12 +272,10 @@ class _DracoRunner:
             if self.state.run_started is None:
                 raise DracoRunError(f"no rubric-judged run {run_id!r} in the log")
             spec = self.state.run_started["payload"]["spec"]
-            self.normalizer_version = normalizer_version or spec["normalizer_version"]
             self.producer = producer_for(spec)
             self.lane_names = self.state.lanes()
             self.item_ids = self.state.item_ids()
         else:
-            self.normalizer_version = plan.normalizer_version
             self.producer = producer_for(plan.spec)
             self.lane_names = [lane.lane for lane in plan.lanes]
             self.item_ids = [task.item_id for task in plan.tasks]
@@ -260,12 +283,15 @@ class _DracoRunner:
         self.tasks = {task.item_id: task for task in plan.tasks} if plan else {}
         self.summary = DracoRunSummary(
             run_id=run_id,
-            judge_id=judge.judge_id,
+            judge_id=self.regime_id,
             planned=len(self.item_ids) * len(self.lane_names),
             skipped_existing=0,
         )
         self.run_abort: str | None = None
         self.sink: EventSink | None = None
+        from collectors.draco.systems import VENDOR_KEY_ENVS
+
+        self.redactor = Redactor(os.environ.get(name, "") for name in KEY_ENVS + VENDOR_KEY_ENVS)
 
     # -- events --
 
@@ -290,14 +316,12 @@ class _DracoRunner:
         if self.plan is None:
             return None  # rejudging never calls a system
         unit = self.state.unit(item_id, lane)
-        latest = unit.latest_attempt
-        if latest is None:
-            return 1
         if unit.scored_attempt is not None:
             return None
         if unit.failed_attempts >= self.max_research_attempts:
             return None
-        return latest + 1
+        # After a failure, or an attempt abandoned by a crash or an abort: a new number.
+        return (unit.latest_started or 0) + 1
 
     def pending_samples(self, item_id: str, lane: str) -> list[tuple[Criterion, int, int]]:
         """(criterion, sample, judge_attempt) still to judge for the scored attempt."""
@@ -308,7 +332,7 @@ class _DracoRunner:
         pending = []
         for criterion in self.task(item_id).criteria:
             for sample in range(1, self.judge.samples + 1):
-                key = (item_id, lane, attempt, self.judge.judge_id, criterion.criterion_id, sample)
+                key = (item_id, lane, attempt, self.regime_id, criterion.criterion_id, sample)
                 latest = self.state.verdicts.get(key)
                 if latest is None:
                     pending.append((criterion, sample, 1))
@@ -337,7 +361,7 @@ class _DracoRunner:
             if not self.unit_complete(item_id, lane)
         ]
         self.summary.skipped_existing = self.summary.planned - len(work)
-        regime_known = self.judge.judge_id in self.state.judge_regimes
+        regime_known = self.regime_id in self.state.judge_regimes
         if (
             not work
             and regime_known
@@ -380,14 +404,16 @@ class _DracoRunner:
                 await self.sink.drain()
                 raise
             await self.sink.drain()
+            self.summary.pending = sum(
+                1
+                for item_id in self.item_ids
+                for lane in self.lane_names
+                if not self.unit_complete(item_id, lane)
+            )
             if (
                 self.run_abort is None
                 and not self.summary.aborted_lanes
-                and all(
-                    self.unit_complete(item_id, lane)
-                    for item_id in self.item_ids
-                    for lane in self.lane_names
-                )
+                and not self.summary.pending
             ):
                 units = [
                     self.state.unit(i, lane) for i in self.item_ids for lane in self.lane_names
@@ -424,7 +450,8 @@ class _DracoRunner:
             )
             for task in plan.tasks:
                 payloads.extend(task_payloads(task, plan.dataset.sha256))
-        payloads.append(judge_regime_payload(self.judge, self.normalizer_version, self.argv))
+        regime = judge_regime_payload(self.judge, self.normalizer_version, self.argv)
+        payloads.append(regime.model_copy(update={"judge_id": self.regime_id}))
         await asyncio.gather(*(self.append(payload) for payload in payloads))
 
     async def process_unit(self, item_id: str, lane: str) -> None:
@@ -442,8 +469,6 @@ class _DracoRunner:
             return
         normalized = unit.normalized.get((scored, self.normalizer_version))
         if normalized is None:
-            if self.normalizer is None:
-                return  # rejudging a normaliser version that was never produced
             normalized = await self.normalize(unit.completed[scored])
         await self.judge_unit(item_id, lane, scored, normalized)
 
@@ -495,7 +520,7 @@ class _DracoRunner:
                     )
                 except (LlmCallError, LlmConfigError) as exc:
                     self.run_abort = (
-                        f"judge {self.judge.judge_id}: {exc}; fix the key and re-run the same "
+                        f"judge {self.regime_id}: {exc}; fix the key and re-run the same "
                         "command to resume"
                     )
                     return
@@ -504,7 +529,7 @@ class _DracoRunner:
                     lane=lane,
                     item_id=item_id,
                     attempt=attempt,
-                    judge_id=self.judge.judge_id,
+                    judge_id=self.regime_id,
                     criterion_id=criterion.criterion_id,
                     sample=sample,
                     judge_attempt=judge_attempt,
@@ -515,7 +540,9 @@ class _DracoRunner:
                     justification=result.justification,
                     reasks=result.reasks,
                     error_class=result.error_class,
-                    error_message=result.error_message,
+                    error_message=(
+                        self.redactor.text(result.error_message) if result.error_message else None
+                    ),
                     source_event_id=normalized["event_id"],
                     llm=result.llm,
                     earlier_calls=list(result.calls[:-1]),

@@ -35,7 +35,7 @@ from collectors.draco.judge import OfflineJudge
 from collectors.draco.model import Criterion, JudgeSample, RubricTask
 from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
 from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
-from collectors.draco.runner import plan_draco_run, rejudge, run_draco
+from collectors.draco.runner import plan_draco_run, regime_id, rejudge, run_draco
 from collectors.draco.systems import make_lane
 from collectors.draco.systems.local_rag import LocalRagLane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
@@ -175,15 +175,31 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
             PlantedRagLane(from_documents_jsonl(planted_jsonl)),
         ],
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
-        normalizer_version=NORMALIZER_VERSION,
     )
     log = EventLog(paths.log_dir)
     offline_2, offline_1, flaky = OfflineJudge(samples=2), OfflineJudge(samples=1), FlakyJudge()
     for _ in range(2):  # the second invocation retries the failed research as attempt 2
-        run_draco(log, plan, offline_2, report_normalized_payload, max_research_attempts=2)
-    rejudge(log, plan.run_id, offline_1)
-    rejudge(log, plan.run_id, flaky)
-    rejudge(log, plan.run_id, flaky)  # retries the failed samples as judge attempt 2
+        run_draco(
+            log,
+            plan,
+            offline_2,
+            report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
+            max_research_attempts=2,
+        )
+    rejudge(
+        log,
+        plan.run_id,
+        offline_1,
+        report_normalized_payload,
+        normalizer_version=NORMALIZER_VERSION,
+    )
+    rejudge(
+        log, plan.run_id, flaky, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+    )
+    rejudge(
+        log, plan.run_id, flaky, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+    )  # retries the failed samples as judge attempt 2
     refresh(paths)
 
     planted_item = task_set.tasks[0].item_id  # the assert task
@@ -192,7 +208,7 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
         serve_db=paths.serve_db,
         run_id=plan.run_id,
         lanes=("local-rag", PLANTED_LANE),
-        judge_ids=(offline_2.judge_id, offline_1.judge_id, flaky.judge_id),
+        judge_ids=tuple(regime_id(j, NORMALIZER_VERSION) for j in (offline_2, offline_1, flaky)),
         planted_item_id=planted_item,
         failed_item_ids=tuple(t.item_id for t in task_set.tasks[1:]),
     )

@@ -430,3 +430,24 @@ def test_prompt_files_and_research_instruction():
     assert problem in text and "[n] title — URL" in text and "Sources" in text
     assert sha == load_prompt("draco-research-instruction@1").sha256
     assert research_instruction("other")[1] == sha  # one instruction hash per run
+
+
+def test_preflight_passes_on_a_working_judge_and_stops_on_a_refused_or_failing_one():
+    from collectors.draco.judge import JudgePreflightError, LlmJudge, preflight_judge
+    from collectors.llm import make_backend
+    from collectors.llm.base import LlmCallError
+    from tests.qa.llm_fake import FakeLlmServer
+
+    answer = '{"verdict": "MET", "justification": "It says so."}'
+    with FakeLlmServer(lambda prompt: answer) as fake:
+        backend = make_backend("openai-compatible", base_url=f"{fake.base_url}/v1", max_retries=0)
+        judge = LlmJudge(backend, model="preflight-judge", samples=3)
+        assert preflight_judge(judge).verdict == "MET"
+        assert len(fake.state.calls) == 1
+        fake.state.faults.append(401)
+        with pytest.raises(LlmCallError) as refused:
+            preflight_judge(judge)
+        assert refused.value.is_auth
+        fake.state.faults.append(500)
+        with pytest.raises(JudgePreflightError, match="preflight failed"):
+            preflight_judge(judge)

@@ -47,14 +47,14 @@ RUN_SCRIPT = textwrap.dedent(
     plan = plan_draco_run(
         benchmark="draco", dataset=dataset_ref(task_set),
         tasks=select_tasks(task_set, limit=int(tasks)), lanes=lanes,
-        instruction=load_prompt(RESEARCH_INSTRUCTION_ID), normalizer_version=NORMALIZER_VERSION,
+        instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
     )
     judge = LlmJudge(
         make_backend("openai-compatible", base_url=judge_url, max_retries=0),
         model="slow-judge", samples=int(samples),
     )
     summary = run_draco(EventLog(Path(log_dir)), plan, judge, report_normalized_payload,
-                        judge_concurrency=2)
+                        normalizer_version=NORMALIZER_VERSION, judge_concurrency=2)
     print(summary.status)
     """
 )

@@ -19,7 +19,7 @@ from collectors.draco.systems import make_lane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
 from collectors.qa.local_corpus import from_extraction_corpus
-from collectors.testing.research_fake import FakeResearchServer
+from collectors.testing.research_fake import FakeResearchServer, Fault
 from tests.qa.llm_fake import FakeLlmServer
 from warehouse.log import EventLog
 from warehouse.verify import verify_log
@@ -50,7 +50,6 @@ def plan_for(task_set, lanes, limit=2):
         tasks=select_tasks(task_set, limit=limit),
         lanes=lanes,
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
-        normalizer_version=NORMALIZER_VERSION,
     )
 
 
@@ -81,11 +80,12 @@ def test_offline_demo_run_judges_every_criterion_once_then_resumes_as_finished(
         tasks=task_set.tasks,
         lanes=[lane],
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
-        normalizer_version=NORMALIZER_VERSION,
     )
     log = EventLog(tmp_path / "log")
     judge = OfflineJudge(samples=2)
-    summary = run_draco(log, plan, judge, report_normalized_payload)
+    summary = run_draco(
+        log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+    )
     assert summary.status == "finished"
     assert summary.researched == len(task_set.tasks)
     verdicts = events(log, "judge_verdict")
@@ -99,7 +99,9 @@ def test_offline_demo_run_judges_every_criterion_once_then_resumes_as_finished(
     assert len(events(log, "report_normalized")) == len(task_set.tasks)
     assert len(events(log, "run_finished")) == 1
 
-    again = run_draco(log, plan, judge, report_normalized_payload)
+    again = run_draco(
+        log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+    )
     assert again.already_finished and again.events_appended == 0
     assert verify_log(log).intact
 
@@ -110,15 +112,22 @@ def test_vendor_failure_is_terminal_then_retried_as_the_next_attempt(tmp_path, d
     with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
         fake.fail_runs("exa", "the agent crashed")
         plan = plan_for(draco, [vendor_lane(fake)], limit=2)
-        first = run_draco(log, plan, judge, report_normalized_payload)
+        first = run_draco(
+            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+        )
         assert first.research_failed == 2 and first.verdicts == 0
+        assert first.pending == 2 and first.status.startswith("incomplete")
         failed = events(log, "research_failed")
         assert {f["payload"]["error_class"] for f in failed} == {"vendor_failed"}
         assert not events(log, "run_finished")  # attempts remain: not finished yet
 
         fake.reset(keys={"exa": KEY})
         second = run_draco(
-            log, plan_for(draco, [vendor_lane(fake)], limit=2), judge, report_normalized_payload
+            log,
+            plan_for(draco, [vendor_lane(fake)], limit=2),
+            judge,
+            report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
         )
     assert second.researched == 2
     completed = events(log, "research_completed")
@@ -146,7 +155,9 @@ def test_failed_judge_samples_take_least_favourable_and_are_retried_on_resume(tm
         llm.fail_when(500, negative.requirement)
         llm.fail_when(500, positive.requirement)
         plan = plan_for(draco, [vendor_lane(fake)], limit=1)
-        first = run_draco(log, plan, judge, report_normalized_payload)
+        first = run_draco(
+            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+        )
         assert first.flagged == 2
         failed = [
             v["payload"]
@@ -158,7 +169,9 @@ def test_failed_judge_samples_take_least_favourable_and_are_retried_on_resume(tm
         assert by_criterion[positive.criterion_id]["met"] is False
         research_calls = len(fake.requests)
 
-        second = run_draco(log, plan, judge, report_normalized_payload)
+        second = run_draco(
+            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+        )
         assert len(fake.requests) == research_calls  # resume never re-calls the system
     assert second.verdicts == 2 and second.flagged == 0
     retried = [
@@ -172,14 +185,26 @@ def test_rejudge_adds_a_second_regime_from_the_log_alone(tmp_path, draco):
     log = EventLog(tmp_path / "log")
     with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
         plan = plan_for(draco, [vendor_lane(fake)], limit=2)
-        run_draco(log, plan, OfflineJudge(samples=1), report_normalized_payload)
+        run_draco(
+            log,
+            plan,
+            OfflineJudge(samples=1),
+            report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
+        )
         calls_before = len(fake.requests)
         with FakeLlmServer(verdict_json) as llm:
             backend = make_backend(
                 "openai-compatible", base_url=f"{llm.base_url}/v1", max_retries=0
             )
             judge = LlmJudge(backend, model="second-judge", samples=2)
-            summary = rejudge(log, plan.run_id, judge)
+            summary = rejudge(
+                log,
+                plan.run_id,
+                judge,
+                report_normalized_payload,
+                normalizer_version=NORMALIZER_VERSION,
+            )
             assert len(llm.state.calls) == summary.verdicts
         assert len(fake.requests) == calls_before
     criteria = sum(len(t.criteria) for t in draco.tasks[:2])
@@ -200,9 +225,52 @@ def test_judge_key_refused_aborts_with_a_message_and_resumes(tmp_path, draco):
         llm.state.faults.extend([401] * 500)
         plan = plan_for(draco, [vendor_lane(fake)], limit=1)
         with pytest.raises(DracoRunAborted, match="re-run"):
-            run_draco(log, plan, judge, report_normalized_payload, judge_concurrency=1)
+            run_draco(
+                log,
+                plan,
+                judge,
+                report_normalized_payload,
+                normalizer_version=NORMALIZER_VERSION,
+                judge_concurrency=1,
+            )
         assert len(events(log, "research_completed")) == 1  # the stored report survives
         llm.state.faults.clear()
-        summary = run_draco(log, plan, judge, report_normalized_payload)
+        summary = run_draco(
+            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
+        )
     assert summary.researched == 0
     assert len(events(log, "judge_verdict")) == len(draco.tasks[0].criteria)
+
+
+def test_an_attempt_cut_off_after_submit_is_abandoned_and_the_next_number_used(tmp_path, draco):
+    """A key revoked between submit and poll (like a crash mid-research) leaves attempt 1 with
+    logged exchanges but no terminal event; the re-run must not reuse its number, or the new
+    exchanges would collide with the old ones and be dropped as repeats."""
+    log = EventLog(tmp_path / "log")
+    judge = OfflineJudge(samples=1)
+    with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
+        fake.add_faults("exa", None, Fault.status(401))  # submit lands, the first poll is refused
+        first = run_draco(
+            log,
+            plan_for(draco, [vendor_lane(fake)], limit=1),
+            judge,
+            report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
+        )
+        assert first.aborted_lanes and not events(log, "research_completed")
+        fake.reset(keys={"exa": KEY})
+        second = run_draco(
+            log,
+            plan_for(draco, [vendor_lane(fake)], limit=1),
+            judge,
+            report_normalized_payload,
+            normalizer_version=NORMALIZER_VERSION,
+        )
+    assert second.status == "finished"
+    calls = events(log, "provider_call_completed") + events(log, "provider_call_failed")
+    by_attempt = Counter(c["payload"]["attempt"] for c in calls)
+    assert by_attempt[1] == 2 and by_attempt[2] >= 2  # attempt 1's exchanges are kept
+    (completed,) = events(log, "research_completed")
+    assert completed["payload"]["attempt"] == 2
+    attempt_2_ids = {c["event_id"] for c in calls if c["payload"]["attempt"] == 2}
+    assert set(completed["payload"]["source_event_ids"]) == attempt_2_ids

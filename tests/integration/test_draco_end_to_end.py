@@ -81,7 +81,8 @@ def test_draco_run_then_rescore_with_no_provider_or_judge_call(tmp_path, shared_
             env=env,
         )
         calls = (len(vendor.requests), len(judge.state.calls))
-    assert calls[0] >= 2 and calls[1] == 53 * 2  # submit + polls; 53 criteria x 2 samples
+    # submit + polls; 53 criteria x 2 samples + the judge preflight call
+    assert calls[0] >= 2 and calls[1] == 53 * 2 + 1
 
     before = item_scores(home)
     assert set(before) == {("exa_agent_high", items)}
