@@ -429,7 +429,7 @@ def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], *
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Errors a user can act on: printed as one line, exit 2, never a traceback."""
     from collectors.draco.judge import JudgePreflightError
-    from collectors.draco.runner import DracoRunAborted
+    from collectors.draco.runner import DracoPreflightFailed, DracoRunAborted
     from collectors.extraction.engines import EngineUnavailable
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
@@ -447,6 +447,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         QaRunAborted,
         DracoRunAborted,
         JudgePreflightError,
+        DracoPreflightFailed,
     )
 
 

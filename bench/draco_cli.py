@@ -159,6 +159,26 @@ def _print_summary(summary) -> None:
         console.print(f"[red]system {lane} aborted:[/red] {reason}")
 
 
+def _preflight(lanes, judge) -> None:
+    """Before any research is paid for: every system's key and endpoint, and one judge call (a
+    refused judge key would otherwise surface only after every system has run)."""
+    from collectors.draco.judge import preflight_judge
+    from collectors.draco.runner import preflight_lanes
+
+    with console.status("preflight: one cheap call per system"):
+        results = preflight_lanes(lanes)
+    if judge.official:
+        with console.status(f"preflight: one call to the judge {judge.judge_id}"):
+            preflight_judge(judge)
+        results.append(("judge", "ok", judge.judge_id))
+    table = Table(title="preflight")
+    for column in ("component", "status", "detail"):
+        table.add_column(column, overflow="fold")
+    for row in results:
+        table.add_row(*row)
+    console.print(table)
+
+
 def run_rubric(
     paths: BenchPaths,
     *,
@@ -189,13 +209,8 @@ def run_rubric(
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
     )
     the_judge = build_judge(judge, samples=samples)
-    if preflight and the_judge.official:
-        from collectors.draco.judge import preflight_judge
-
-        # Before any research is paid for: a refused judge key would otherwise surface only
-        # after every system has run.
-        with console.status(f"judge preflight: one call to {the_judge.judge_id}"):
-            preflight_judge(the_judge)
+    if preflight:
+        _preflight(plan.lanes, the_judge)
     with _progress() as progress:
         bar = progress.add_task(f"{task_set.name}: research + judging", total=None)
         summary = run_draco(

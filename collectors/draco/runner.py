@@ -172,6 +172,33 @@ class DracoRunSummary:
         return "finished"
 
 
+class DracoPreflightFailed(RuntimeError):
+    """A research system refused its key or could not be reached: nothing was run."""
+
+
+def preflight_lanes(lanes: Sequence[ResearchLane]) -> list[tuple[str, str, str]]:
+    """(lane, status, detail) for every lane, one cheap call each and no research started;
+    raises DracoPreflightFailed (after checking every lane) when any is refused or unreachable."""
+
+    async def check_all() -> list[tuple[str, str, str]]:
+        results = []
+        for lane in lanes:
+            async with lane:
+                status, detail = await lane.preflight()
+            results.append((lane.lane, status, detail))
+        return results
+
+    results = asyncio.run(check_all())
+    bad = [
+        f"{lane}: {status} ({detail})"
+        for lane, status, detail in results
+        if status not in ("ok", "skipped")
+    ]
+    if bad:
+        raise DracoPreflightFailed("preflight: " + "; ".join(bad) + "; nothing was run")
+    return results
+
+
 def regime_id(judge: Judge, normalizer_version: str) -> str:
     """The judge regime a run's verdicts are filed under: the judge's own id (model, provider,
     prompt, samples, sampling) plus the normaliser version of the text it judged."""

@@ -274,3 +274,15 @@ def test_an_attempt_cut_off_after_submit_is_abandoned_and_the_next_number_used(t
     assert completed["payload"]["attempt"] == 2
     attempt_2_ids = {c["event_id"] for c in calls if c["payload"]["attempt"] == 2}
     assert set(completed["payload"]["source_event_ids"]) == attempt_2_ids
+
+
+def test_preflight_checks_every_system_without_starting_research(draco):
+    from collectors.draco.runner import DracoPreflightFailed, preflight_lanes
+
+    with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
+        results = preflight_lanes([vendor_lane(fake)])
+        assert results == [(LANE, "ok", results[0][2])] and "HTTP 404" in results[0][2]
+        assert all(r.method == "GET" for r in fake.requests)  # nothing was submitted
+        wrong = make_lane(LANE, base_urls=fake.base_urls(), environ={"EXA_API_KEY": "sk-wrong-key"})
+        with pytest.raises(DracoPreflightFailed, match="auth_failed"):
+            preflight_lanes([vendor_lane(fake), wrong])

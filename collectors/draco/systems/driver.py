@@ -146,6 +146,23 @@ class PollSchedule:
     max_consecutive_failures: int = 6
 
 
+PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
+
+
+class _AnyId(dict):
+    """Every id a vendor's poll path asks for (run id, agent id ...) is the preflight probe id."""
+
+    def __init__(self, value: str):
+        super().__init__()
+        self._value = value
+
+    def __missing__(self, key: str) -> str:
+        return self._value
+
+    def get(self, key, default=None):
+        return self._value
+
+
 class _Failed(Exception):
     def __init__(self, stage: str, error_class: str, message: str):
         super().__init__(message)
@@ -248,6 +265,45 @@ class DrivenLane:
                 **self._price,
             },
         )
+
+    # --- preflight ----------------------------------------------------------------------------
+
+    async def preflight(self) -> tuple[str, str]:
+        """(status, detail) before any spend (methodology §5.17), with no research started.
+
+        An async API is asked for the status of a run id that cannot exist, once, no retries:
+        401/402/403 means the key is refused ("auth_failed"); any other answer (404, 400 ...)
+        means the endpoint is reachable and the key accepted ("ok"); no answer is
+        "unreachable". A synchronous API is not called ("skipped"): its only endpoint starts
+        a paid research run."""
+        if self._poll_channel is None:
+            raise RuntimeError(f"use the lane as `async with make_lane({self.lane!r}) as lane`")
+        if self.schedule is None:
+            return "skipped", "synchronous API: any call would start a paid research run"
+        key = api_key_for(self.api, self._environ)
+        probe = RunState(phase="queued", run_id=PREFLIGHT_RUN_ID, ids=_AnyId(PREFLIGHT_RUN_ID))
+        single = Channel(
+            lane=self.lane,
+            provider=self.provider,
+            clients=self._poll_channel.clients,
+            throttle=self._poll_channel.throttle,
+            policy=self.poll_policy.with_overrides(max_attempts=1),
+            redactor=self._poll_channel.redactor,
+            vendor_request_id=self.api.vendor_request_id,
+        )
+        try:
+            outcome = await call_provider(
+                single,
+                self.api.poll(self.base_url, key, probe),
+                stage="preflight",
+                item_id="preflight",
+                attempt=1,
+            )
+        except LaneAborted as aborted:
+            return "auth_failed", str(aborted)
+        if outcome.landed:
+            return "ok", f"HTTP {outcome.status_code} for a run id that does not exist"
+        return "unreachable", f"{outcome.error_class}: {outcome.payload.error_message}"
 
     # --- one task -----------------------------------------------------------------------------
 

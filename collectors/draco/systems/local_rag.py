@@ -81,6 +81,9 @@ class LocalRagLane:
     async def __aexit__(self, *exc: object) -> None:
         return None
 
+    async def preflight(self) -> tuple[str, str]:
+        return "ok", f"offline: {len(self.corpus.passages)} passages, no key, no network"
+
     def system_ref(self) -> SystemRef:
         return SystemRef(
             name=self.lane,
