@@ -1,5 +1,20 @@
 """The DRACO scoring rules written plainly in Python, from the events alone (no SQL): the oracle
-the marts are compared with (methodology 1.3 / 1.4)."""
+the marts are compared with (methodology 1.2 - 1.4).
+
+The rules, as stated here independently of the SQL:
+
+* Least favourable verdict: a sample's met is derived from its outcome, never read from the
+  event's `met`: parsed -> verdict == "MET"; anything else (unparsed, failed) -> the criterion is
+  negative (UNMET for a positive criterion, MET - the penalty applies - for a negative one).
+* Lower bound for incomplete items: every criterion of the item counts. A criterion judged with
+  fewer samples than the regime asks for gets the missing samples at the least favourable
+  verdict, so v_scored = (MET samples + missing samples if negative) / max(present, expected);
+  with no sample at all v_scored is 0 (positive) or 1 (negative). raw = sum(w * v_scored) and
+  P = the positive weight of ALL criteria: 1 of 40 criteria judged MET is not 100 %.
+* Pass rate = passed / all criteria; passed = positive and v_scored >= threshold, or negative
+  and v_scored < threshold (an unjudged criterion never passes).
+* An item without a report (failed, missing, unreported) scores 0.0 and passes 0 on every axis.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +49,13 @@ def weight_rule(overrides: dict[tuple[str, str], int] | None = None, floor: floa
     return rule
 
 
+def scoring_met(sample: dict) -> bool:
+    """The met that scores: the parsed verdict, else the least favourable one."""
+    if sample["outcome"] == "parsed" and sample["verdict"] in ("MET", "UNMET"):
+        return sample["verdict"] == "MET"
+    return sample["polarity"] == "negative"
+
+
 def clamp_score(raw: float, positive: float) -> float:
     if positive <= 0:
         return 0.0
@@ -48,7 +70,9 @@ class CriterionResult:
     negative: bool
     n_samples: int
     n_met: int
-    v: float | None
+    v: float | None  # over the samples present: what the judge said
+    v_scored: float  # missing samples at their least favourable verdict: what scores
+    n_filled: int
     passed: bool
     n_unparsed: int
     n_failed: int
@@ -68,6 +92,7 @@ class ItemResult:
     score: float
     axis_scores: dict[str, float]
     pass_rate: float
+    n_met_overridden: int
     n_split: int
     n_unparsed: int
     n_failed_samples: int
@@ -136,6 +161,7 @@ def score_events(
                     else None
                 )
                 results = []
+                n_overridden = 0
                 for c in sorted(criteria[item], key=lambda c: c["position"]):
                     got = []
                     if report is not None:
@@ -145,11 +171,14 @@ def score_events(
                             if s["source_event_id"] == report["_id"]
                         ]
                     n = len(got)
-                    met = sum(s["met"] for s in got)
+                    met = sum(scoring_met(s) for s in got)
                     v = met / n if n else None
                     negative = c["weight"] < 0
-                    passed = v is not None and (
-                        (not negative and v >= threshold) or (negative and v < threshold)
+                    expected = regime["samples"] or 1
+                    filled = max(expected - n, 0)
+                    v_scored = (met + (filled if negative else 0)) / (n + filled)
+                    passed = (not negative and v_scored >= threshold) or (
+                        negative and v_scored < threshold
                     )
                     results.append(
                         CriterionResult(
@@ -160,17 +189,21 @@ def score_events(
                             n_samples=n,
                             n_met=met,
                             v=v,
+                            v_scored=v_scored,
+                            n_filled=filled,
                             passed=passed,
                             n_unparsed=sum(s["outcome"] == "unparsed" for s in got),
                             n_failed=sum(s["outcome"] == "failed" for s in got),
                             verdict_ids=sorted(s["_id"] for s in got),
                         )
                     )
+                    n_overridden += sum(s["met"] != scoring_met(s) for s in got)
 
-                def score_of(rows):
-                    judged = [r for r in rows if r.v is not None]
-                    raw = sum(r.weight * r.v for r in judged)
-                    positive = sum(r.weight for r in judged if r.weight > 0)
+                def score_of(rows, report=report):
+                    if report is None:  # failed, missing, unreported: 0.0 on every axis
+                        return 0.0
+                    raw = sum(r.weight * r.v_scored for r in rows)
+                    positive = sum(r.weight for r in rows if r.weight > 0)
                     return clamp_score(raw, positive)
 
                 judged = [r for r in results if r.v is not None]
@@ -205,7 +238,12 @@ def score_events(
                         axis: score_of([r for r in results if r.axis == axis])
                         for axis in {r.axis for r in results}
                     },
-                    pass_rate=(sum(r.passed for r in judged) / len(judged)) if judged else 0.0,
+                    pass_rate=(
+                        sum(r.passed for r in results) / len(results)
+                        if report is not None and results
+                        else 0.0
+                    ),
+                    n_met_overridden=n_overridden,
                     n_split=sum(1 for r in judged if 0 < r.v < 1),
                     n_unparsed=sum(r.n_unparsed for r in results),
                     n_failed_samples=sum(r.n_failed for r in results),

@@ -176,6 +176,9 @@ def test_incomplete_items_are_flagged_and_counted_apart(draco_warehouse, draco_f
     assert partial["status"] == "incomplete" and partial["research_state"] == "reported"
     assert partial["n_criteria_judged"] == partial["n_criteria"] - 2
     assert partial["n_samples"] < partial["n_samples_expected"]
+    # a lower bound: P is the positive mass of ALL the task's criteria, judged or not
+    task = draco_fixture.tasks[INCOMPLETE_ITEM[1]]
+    assert partial["positive_weight"] == sum(c.weight for c in task.criteria if c.weight > 0)
     unreported = item(
         draco_warehouse, UNREPORTED_ITEM[0], UNREPORTED_ITEM[1], fixture=draco_fixture
     )

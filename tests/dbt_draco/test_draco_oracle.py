@@ -63,6 +63,7 @@ def test_every_item_score_axis_score_and_pass_rate_equal_the_oracle(
         assert got["n_split"] == want.n_split, key
         assert got["n_unparsed_samples"] == want.n_unparsed, key
         assert got["n_failed_samples"] == want.n_failed_samples, key
+        assert got["n_met_overridden_samples"] == want.n_met_overridden == 0, key
         assert got["error_class"] == want.error_class, key
         assert got["cost_basis"] == want.cost_basis, key
         if want.cost_usd is None:
@@ -76,6 +77,11 @@ def test_every_item_score_axis_score_and_pass_rate_equal_the_oracle(
     assert any(0 < r.score < 1 for r in oracle.values())
     assert any(r.n_unparsed for r in oracle.values()) and any(
         r.n_failed_samples for r in oracle.values()
+    )
+    # incomplete items are scored as a lower bound: some criteria were filled least favourably
+    assert any(
+        r.status == "incomplete" and r.score > 0 and any(c.n_filled for c in r.criteria)
+        for r in oracle.values()
     )
 
 
@@ -106,6 +112,8 @@ def test_every_criterion_row_equals_the_oracle(draco_warehouse, draco_fixture, o
                 assert abs(row["v"] - c.v) <= TOL
                 if 0 < c.v < 1:
                     fractional.add(round(c.v, 6))
+            assert row["n_samples_filled"] == c.n_filled
+            assert abs(row["v_scored"] - c.v_scored) <= TOL
             assert row["passed"] == c.passed
             assert row["split"] == (c.v is not None and 0 < c.v < 1)
             assert row["flagged"] == (c.n_unparsed + c.n_failed > 0)
@@ -145,12 +153,23 @@ def test_leaderboard_means_equal_the_oracle(draco_warehouse, draco_fixture, orac
         assert row["latency_mean_s"] == pytest.approx(
             statistics.fmean(r.wall_clock_ms / 1000 for r in done), abs=TOL
         )
-        costs = [r.cost_usd for r in done]
-        assert row["cost_mean_usd"] == pytest.approx(statistics.fmean(costs), abs=TOL)
-        bases = {r.cost_basis for r in done}
-        assert row["cost_basis"] == (bases.pop() if len(bases) == 1 else "mixed")
+        costed = [r for r in done if r.cost_usd is not None]
+        assert row["n_items_costed"] == len(costed)
+        if costed:
+            assert row["cost_mean_usd"] == pytest.approx(
+                statistics.fmean(r.cost_usd for r in costed), abs=TOL
+            )
+        bases = {r.cost_basis for r in costed}
+        if not costed:
+            want_basis = None
+        elif len(costed) < len(done):
+            want_basis = "partial"
+        else:
+            want_basis = bases.pop() if len(bases) == 1 else "mixed"
+        assert row["cost_basis"] == want_basis
         assert row["n_split_criteria"] == sum(r.n_split for r in results)
         assert row["n_unparsed_samples"] == sum(r.n_unparsed for r in results)
+        assert row["n_met_overridden_samples"] == 0
     for judge in (J1, J2):
         ranked = sorted(
             (r for k, r in board.items() if k[1] == judge), key=lambda r: -r["score_mean"]
@@ -431,3 +450,27 @@ def test_weight_override_var_rows_rescore_like_the_seed_and_win_over_it(
         "select weight, override_reason from marts.dim_rubric_criteria where is_overridden"
     )
     assert [(r["weight"], r["override_reason"]) for r in rows] == [(-30.0, "cli file")]
+
+
+def test_weight_override_that_flips_a_sign_fails_the_build_readably(draco_warehouse, tmp_path):
+    """A penalty overridden to a positive weight would earn points for a committed error: the
+    build stops on the named data test (polarity stays the registered one)."""
+    medicine = draco_warehouse.rows(
+        "select item_id, criterion_id from marts.dim_rubric_criteria where registered_weight = -500"
+    )[0]
+    db = _copy_warehouse(draco_warehouse, tmp_path / "flip")
+    flip = {"item_id": medicine["item_id"], "criterion_id": medicine["criterion_id"], "weight": 5}
+    with pytest.raises(AssertionError, match="draco_weight_override_keeps_the_registered_sign"):
+        run_dbt(
+            ["build", "--select", "int_draco_weight_overrides", "int_draco_criteria_weighted"],
+            db,
+            tmp_path / "flip",
+            {"draco_weight_override_rows": [flip]},
+        )
+    # zeroing a penalty keeps the sign rule: the same build passes
+    run_dbt(
+        ["build", "--select", "int_draco_weight_overrides", "int_draco_criteria_weighted"],
+        db,
+        tmp_path / "flip",
+        {"draco_weight_override_rows": [{**flip, "weight": 0}]},
+    )

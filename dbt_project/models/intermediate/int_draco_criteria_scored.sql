@@ -1,12 +1,24 @@
 {%- set threshold = draco_pass_threshold() %}
 -- One row per (run_id, lane, judge_id, item_id, criterion_id): every criterion of every item of
 -- the grid (int_draco_items_resolved), with the resolved samples of the scored attempt's report
--- (verdicts of that attempt whose source is that report_normalized):
---   v = mean(met) over the samples present (NULL when none: not judged);
---   split = 0 < v < 1;
---   passed = (positive and v >= var draco_pass_threshold) or (negative and v < threshold);
---     a criterion without samples is not passed;
---   flagged samples = unparsed + failed (their met is already the least favourable verdict).
+-- (verdicts of that attempt whose source is that report_normalized). Incomplete items are
+-- scored as a LOWER BOUND, never biased up (methodology 1.2 least favourable verdict, 1.3):
+--   n_samples_expected = the regime's samples (1 for a judge without registration);
+--   n_samples_filled   = greatest(n_samples_expected - n_samples, 0): each sample that is
+--                        missing (not judged yet, or no report / no research at all) takes the
+--                        least favourable verdict (UNMET for a positive criterion, MET for a
+--                        negative one);
+--   v        = mean(met) over the samples present (NULL when none): what the judge said, for
+--              agreement / split statistics;
+--   v_scored = (n_met + filled MET) / (n_samples + n_samples_filled): the v that scores, so a
+--              criterion without samples scores v 0 (positive) or 1 (negative);
+--   weighted_v = weight * v_scored;
+--   split  = 0 < v < 1 (over the samples present);
+--   passed = (positive and v_scored >= var draco_pass_threshold) or (negative and v_scored <
+--            threshold): a criterion without samples is never passed;
+--   flagged samples = unparsed + failed (their met is the least favourable verdict, enforced in
+--   int_draco_verdicts_resolved); n_met_overridden_samples = samples whose recorded met
+--   disagreed with that rule.
 with
 
 items as (
@@ -55,7 +67,7 @@ item_criteria as (
         criteria.override_reason,
         criteria.is_floored,
         criteria.criterion_event_id,
-        judges.samples as n_samples_expected
+        coalesce(judges.samples, 1) as n_samples_expected
     from items
     inner join criteria
         on items.run_id = criteria.run_id and items.item_id = criteria.item_id
@@ -78,6 +90,7 @@ samples as (
         count(*) filter (where verdicts.outcome = 'failed') as n_failed_samples,
         count(*) filter (where verdicts.flagged) as n_flagged_samples,
         count(*) filter (where verdicts.n_judge_attempts > 1) as n_retried_samples,
+        count(*) filter (where verdicts.met_overridden) as n_met_overridden_samples,
         list(verdicts.verdict_event_id order by verdicts.sample) as verdict_event_ids
     from item_criteria
     inner join verdicts
@@ -108,6 +121,9 @@ measured as (
         coalesce(samples.n_failed_samples, 0) as n_failed_samples,
         coalesce(samples.n_flagged_samples, 0) as n_flagged_samples,
         coalesce(samples.n_retried_samples, 0) as n_retried_samples,
+        coalesce(samples.n_met_overridden_samples, 0) as n_met_overridden_samples,
+        greatest(item_criteria.n_samples_expected - coalesce(samples.n_samples, 0), 0)
+            as n_samples_filled,
         case
             when samples.n_samples > 0 then cast(samples.n_met as double) / samples.n_samples
         end as v,
@@ -119,6 +135,17 @@ measured as (
             and item_criteria.judge_id = samples.judge_id
             and item_criteria.item_id = samples.item_id
             and item_criteria.criterion_id = samples.criterion_id
+
+),
+
+lower_bound as (
+
+    select
+        *,
+        cast(
+            n_met + case when polarity = 'negative' then n_samples_filled else 0 end as double
+        ) / greatest(n_samples + n_samples_filled, 1) as v_scored
+    from measured
 
 ),
 
@@ -144,26 +171,26 @@ final as (
         is_floored,
         n_samples_expected,
         n_samples,
+        n_samples_filled,
         n_met,
         v,
-        weight * v as weighted_v,
+        v_scored,
+        weight * v_scored as weighted_v,
         coalesce(v > 0 and v < 1, false) as split,
         v is not null as judged,
-        coalesce(
-            (polarity = 'positive' and v >= {{ threshold }})
-            or (polarity = 'negative' and v < {{ threshold }}),
-            false
-        ) as passed,
+        (polarity = 'positive' and v_scored >= {{ threshold }})
+        or (polarity = 'negative' and v_scored < {{ threshold }}) as passed,
         n_unparsed_samples,
         n_failed_samples,
         n_flagged_samples,
         n_flagged_samples > 0 as flagged,
         n_retried_samples,
+        n_met_overridden_samples,
         cast({{ threshold }} as double) as pass_threshold,
         criterion_event_id,
         report_event_id,
         verdict_event_ids
-    from measured
+    from lower_bound
 
 )
 

@@ -5,7 +5,14 @@
 --      registered weight;
 --   2. then, when var('draco_penalty_floor') is not null, a negative weight below the floor is
 --      raised to it (floor -100: -500 -> -100).
--- Polarity is the registered one (it is what the judge was asked about), whatever the weight.
+-- Polarity is ALWAYS the registered one (it is what the judge was asked about: for a negative
+-- criterion MET means "the report commits the error"), whatever the weight in effect. So an
+-- override may change a weight's size or set it to 0, but never its sign: a penalty turned
+-- positive would EARN points for a committed error (and a positive criterion turned negative
+-- would penalise a requirement met). The data test
+-- draco_weight_override_keeps_the_registered_sign (_intermediate__models.yml) fails the build
+-- when an override flips the sign, i.e. unless weight = 0 or (weight < 0) = (polarity =
+-- 'negative'); the failing rows are the criteria where that is false.
 with
 
 runs as (

@@ -1,9 +1,13 @@
 -- One row per (run_id, lane, judge_id, item_id, axis): the rubric score of one section
--- (methodology 1.3) over the section's criteria that have samples ("scored on what exists" for an
--- incomplete item; nothing exists for a failed or missing one, so it scores 0):
---   raw = sum(w_i * v_i), P = sum of the positive weights, score = rubric_score(raw, P), i.e.
---   clamp(raw / P, 0, 1) and 0 when P <= 0 or NULL; pass_rate = passed / judged criteria (0
---   when none is judged).
+-- (methodology 1.3) over ALL the section's criteria, the same lower-bound rule as the item
+-- (int_draco_items_scored): a criterion or sample not judged counts at its least favourable
+-- verdict (v_scored of int_draco_criteria_scored), and P is the positive mass of every criterion
+-- of the section, judged or not, so an incomplete item is never biased up:
+--   raw = sum(w_i * v_scored_i), P = sum of the positive weights of all the section's criteria,
+--   score = rubric_score(raw, P), i.e. clamp(raw / P, 0, 1) and 0 when P <= 0 or NULL;
+--   pass_rate = passed / all the section's criteria (an unjudged criterion is not passed).
+-- An item without a report (failed, missing, unreported) scores 0.0 on every axis, whatever the
+-- weights in effect.
 with
 
 criteria as (
@@ -27,9 +31,9 @@ summed as (
         count(*) filter (where passed) as n_passed,
         count(*) filter (where split) as n_split,
         cast(sum(n_flagged_samples) as bigint) as n_flagged_samples,
-        {{ stable_sum('weighted_v', 'criterion_position', where='judged') }} as raw_score,
-        {{ stable_sum('weight', 'criterion_position', where='judged and weight > 0') }}
-            as positive_weight
+        bool_and(research_state = 'reported') as has_report,
+        {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
+        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight
     from criteria
     group by run_id, lane, judge_id, item_id, axis
 
@@ -52,9 +56,11 @@ final as (
         n_flagged_samples,
         coalesce(raw_score, 0.0) as raw_score,
         positive_weight,
-        {{ rubric_score('raw_score', 'positive_weight') }} as score,
         case
-            when n_criteria_judged > 0 then cast(n_passed as double) / n_criteria_judged else 0.0
+            when has_report then {{ rubric_score('raw_score', 'positive_weight') }} else 0.0
+        end as score,
+        case
+            when has_report and n_criteria > 0 then cast(n_passed as double) / n_criteria else 0.0
         end as pass_rate
     from summed
 

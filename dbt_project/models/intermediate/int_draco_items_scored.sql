@@ -10,10 +10,16 @@
 --   failed     no successful research (research_failed): score 0.0 on every axis, pass rate 0;
 --   missing    no terminal research event yet: scored 0.0 like a failure, counted apart;
 --   incomplete research succeeded but some criterion x sample verdict is missing (judging not
---              finished, or not started): scored on the verdicts that exist, flagged;
+--              finished, or not started): scored as a LOWER BOUND, counted in n_incomplete;
 --   scored     every criterion has the regime's number of samples.
--- Only judged criteria enter raw, P and the pass rate, so failed / missing items score 0 and
--- pass 0 by the same formula.
+-- Lower bound, never biased up (methodology 1.2 least favourable verdict, 1.3): raw and P are
+-- over ALL the item's criteria, judged or not. P is always the positive mass of every criterion
+-- (1 of 40 criteria judged and MET does not score 100 %); a missing sample takes the least
+-- favourable verdict (v_scored of int_draco_criteria_scored: v 0 for a positive criterion, 1 for
+-- a negative one when nothing is judged); pass_rate = passed / all criteria, an unjudged
+-- criterion not passed. The item score only rises as verdicts arrive or are better.
+-- An item without a report (failed, missing, unreported) scores 0.0 and passes 0 on every axis,
+-- whatever the weights in effect (the formula gives 0 too: raw <= 0 when no positive is MET).
 with
 
 items as (
@@ -53,10 +59,9 @@ summed as (
         cast(sum(n_unparsed_samples) as bigint) as n_unparsed_samples,
         cast(sum(n_failed_samples) as bigint) as n_failed_samples,
         cast(sum(n_retried_samples) as bigint) as n_retried_samples,
-        {{ stable_sum('weighted_v', 'criterion_position', where='judged') }} as raw_score,
-        {{ stable_sum('weight', 'criterion_position', where='judged and weight > 0') }}
-            as positive_weight,
-        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight_all,
+        cast(sum(n_met_overridden_samples) as bigint) as n_met_overridden_samples,
+        {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
+        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight,
         {{ stable_sum('weight', 'criterion_position', where='weight < 0') }} as negative_weight_all
     from criteria
     group by run_id, lane, judge_id, item_id
@@ -111,18 +116,22 @@ final as (
         coalesce(summed.n_unparsed_samples, 0) as n_unparsed_samples,
         coalesce(summed.n_failed_samples, 0) as n_failed_samples,
         coalesce(summed.n_retried_samples, 0) as n_retried_samples,
+        coalesce(summed.n_met_overridden_samples, 0) as n_met_overridden_samples,
         coalesce(summed.raw_score, 0.0) as raw_score,
         summed.positive_weight,
-        summed.positive_weight_all,
         summed.negative_weight_all,
-        {{ rubric_score('summed.raw_score', 'summed.positive_weight') }} as score,
+        case
+            when items.research_state = 'reported'
+                then {{ rubric_score('summed.raw_score', 'summed.positive_weight') }}
+            else 0.0
+        end as score,
         {%- for column in axes.values() %}
         axis_scores.score_{{ column }},
         {%- endfor %}
         coalesce(summed.n_passed, 0) as n_passed,
         case
-            when summed.n_criteria_judged > 0
-                then cast(summed.n_passed as double) / summed.n_criteria_judged
+            when items.research_state = 'reported' and summed.n_criteria > 0
+                then cast(summed.n_passed as double) / summed.n_criteria
             else 0.0
         end as pass_rate,
         items.wall_clock_ms,

@@ -1,7 +1,15 @@
 -- One row per (run_id, lane, item_id, attempt, judge_id, criterion_id, sample) of every
 -- deep-research run: the verdict with the highest judge_attempt (a failed sample is retried on
 -- resume as the next judge_attempt; then the later event, then the larger event id).
--- met scores as given (least favourable already applied for unparsed / failed samples);
+-- The scoring met is derived HERE from the recorded outcome, never trusted from the event
+-- (methodology 1.2, "least favourable verdict"; flaw 5.1):
+--   outcome parsed with verdict MET / UNMET  -> met = (verdict = 'MET');
+--   anything else (unparsed, failed, or a parsed sample without a verdict)
+--                                             -> met = (polarity = 'negative'), i.e. UNMET for a
+--                                                positive criterion and MET (the penalty applies)
+--                                                for a negative one.
+-- met_recorded is the event's own met, kept for audit; met_overridden = the two differ (a
+-- collector that wrote the wrong met is visible, and cannot bias the score up).
 -- flagged = the sample is unparsed or failed.
 with
 
@@ -22,7 +30,12 @@ verdicts as (
 resolved as (
 
     select
-        *,
+        * exclude (met),
+        met as met_recorded,
+        case
+            when outcome = 'parsed' and verdict in ('MET', 'UNMET') then verdict = 'MET'
+            else polarity = 'negative'
+        end as met,
         count(*) over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
         ) as n_judge_attempts
@@ -50,6 +63,8 @@ final as (
         outcome,
         verdict,
         met,
+        met_recorded,
+        coalesce(met != met_recorded, true) as met_overridden,
         outcome in ('unparsed', 'failed') as flagged,
         justification,
         reasks,

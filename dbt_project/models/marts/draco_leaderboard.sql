@@ -6,9 +6,17 @@
 --   score_mean = mean item score over EVERY item of the grid (failed and missing at 0.0,
 --   incomplete ones at their partial score; methodology 1.3 "failures included at 0.0"); the
 --   four axis means and pass_rate_mean likewise. score_ci_* = seeded percentile bootstrap.
+--   Incomplete items enter at their lower-bound score (int_draco_items_scored).
 --   latency_mean_s = MEAN wall clock (submit -> result, polling included) over items whose
---   research completed; cost_mean_usd = mean cost per task over the same items; cost_basis =
---   the single basis of those items, 'mixed' when they differ.
+--   research completed ("completed items").
+--   Cost: n_items_costed = completed items with a cost (billed, else a seed price);
+--   cost_mean_usd averages ONLY those costed items (a completed item without any cost is not
+--   counted as free), cost_total_usd sums them; cost_basis = the single basis of the costed
+--   items, 'mixed' when they differ, 'partial' when some completed items have no cost at all
+--   (n_items_costed < completed items: the mean does not describe the whole lane), NULL when
+--   none has a cost.
+--   n_met_overridden_samples = resolved samples whose recorded met disagreed with the
+--   least-favourable rule (int_draco_verdicts_resolved): a buggy collector shows here.
 with
 
 items as (
@@ -72,7 +80,15 @@ per_lane as (
         {{ stable_avg('cost_usd', order_by='position, item_id',
             where="research_state in ('reported', 'unreported')") }} as cost_mean_usd,
         {{ stable_sum('cost_usd', order_by='position, item_id') }} as cost_total_usd,
+        count(*) filter (
+            where research_state in ('reported', 'unreported') and cost_usd is not null
+        ) as n_items_costed,
         case
+            when count(*) filter (where cost_usd is not null) = 0 then null
+            when count(*) filter (
+                    where research_state in ('reported', 'unreported') and cost_usd is null
+                ) > 0
+                then 'partial'
             when count(distinct cost_basis) = 1 then min(cost_basis)
             when count(distinct cost_basis) > 1 then 'mixed'
         end as cost_basis,
@@ -83,6 +99,7 @@ per_lane as (
         cast(sum(n_unparsed_samples) as bigint) as n_unparsed_samples,
         cast(sum(n_failed_samples) as bigint) as n_failed_samples,
         cast(sum(n_retried_samples) as bigint) as n_retried_samples,
+        cast(sum(n_met_overridden_samples) as bigint) as n_met_overridden_samples,
         list_sort(
             list_distinct(
                 flatten(list([research_event_id, report_event_id, research_failed_event_id]))
@@ -119,12 +136,14 @@ final as (
         per_lane.latency_mean_s,
         per_lane.cost_mean_usd,
         per_lane.cost_total_usd,
+        per_lane.n_items_costed,
         per_lane.cost_basis,
         per_lane.price_snapshot_date,
         per_lane.n_split_criteria,
         per_lane.n_unparsed_samples,
         per_lane.n_failed_samples,
         per_lane.n_retried_samples,
+        per_lane.n_met_overridden_samples,
         judges.judge_model,
         judges.judge_provider,
         judges.prompt_id as judge_prompt_id,

@@ -1,5 +1,7 @@
--- One row per (run_id, lane, judge_id, item_id, criterion_id): v over the resolved samples,
--- split / flagged / passed, the weights (registered and in effect) and the verdict event ids.
+-- One row per (run_id, lane, judge_id, item_id, criterion_id): v over the resolved samples
+-- present, v_scored with the missing samples at their least favourable verdict (what scores:
+-- weighted_v = weight * v_scored, passed), split / flagged, the weights (registered and in
+-- effect) and the verdict event ids.
 with
 
 criteria as (
@@ -29,8 +31,10 @@ final as (
         is_floored,
         n_samples_expected,
         n_samples,
+        n_samples_filled,
         n_met,
         v,
+        v_scored,
         weighted_v,
         split,
         judged,
@@ -39,6 +43,7 @@ final as (
         n_unparsed_samples,
         n_failed_samples,
         n_retried_samples,
+        n_met_overridden_samples,
         flagged,
         criterion_event_id,
         report_event_id,

@@ -1,6 +1,7 @@
 -- One row per (run_id, lane, judge_id, item_id) of every deep-research run: every registered
--- task x lane x judge regime (never dropped). Scores are fractions 0-1. See
--- int_draco_items_resolved / int_draco_items_scored for the rules.
+-- task x lane x judge regime (never dropped). Scores are fractions 0-1; an incomplete item's
+-- score is a lower bound (unjudged criteria and samples at their least favourable verdict, P
+-- over all criteria). See int_draco_items_resolved / int_draco_items_scored for the rules.
 with
 
 items as (
@@ -37,6 +38,7 @@ final as (
         n_unparsed_samples,
         n_failed_samples,
         n_retried_samples,
+        n_met_overridden_samples,
         raw_score,
         positive_weight,
         score,

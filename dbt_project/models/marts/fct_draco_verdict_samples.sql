@@ -5,6 +5,10 @@
 --                      sample; ties: the later event, then the larger event id; the same rule as
 --                      int_draco_verdicts_resolved);
 --   flagged            outcome unparsed or failed: met is the least favourable verdict;
+--   met                the met that scores, derived from the outcome by the rule of
+--                      int_draco_verdicts_resolved (parsed -> verdict = MET, else polarity =
+--                      negative); met_recorded is the event's own met, met_overridden = they
+--                      differ;
 --   judge_model        the regime's model (judge_regime_registered); llm_* describe the call
 --                      that decided this verdict and are NULL when no call was recorded;
 --   earlier_calls      JSON list of the earlier, unscored completions of the sample (re-asks).
@@ -46,7 +50,12 @@ earlier as (
 ranked as (
 
     select
-        *,
+        * exclude (met),
+        met as met_recorded,
+        case
+            when outcome = 'parsed' and verdict in ('MET', 'UNMET') then verdict = 'MET'
+            else polarity = 'negative'
+        end as met_scored,
         row_number() over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
             order by judge_attempt desc, occurred_at desc, verdict_event_id desc
@@ -71,7 +80,9 @@ final as (
         ranked.outcome,
         ranked.outcome in ('unparsed', 'failed') as flagged,
         ranked.verdict,
-        ranked.met,
+        ranked.met_scored as met,
+        ranked.met_recorded,
+        coalesce(ranked.met_scored != ranked.met_recorded, true) as met_overridden,
         ranked.justification,
         ranked.reasks,
         ranked.error_class,
