@@ -73,6 +73,9 @@ class _BatchChecker:
 
     def __init__(self) -> None:
         self.con = duckdb.connect()
+        # Rows carry their line_no, so their order does not matter; this lets DuckDB run the
+        # whole query, conversion to Arrow included, on every core.
+        self.con.execute("set preserve_insertion_order = false")
         self.loadable_sql = f"""
             select {_EVENT_SELECT}, loadable from ({loadable_sql("batch")})
         """
@@ -89,7 +92,10 @@ class _BatchChecker:
         if quarantine:
             batch = batch.filter(lines.is_valid())
         self.con.register("batch", pa.Table.from_batches(batch.to_batches(SCAN_BATCH_ROWS)))
-        checked = self.con.execute(self.loadable_sql, [chunk.segment]).to_arrow_table()
+        # The relation API converts to Arrow in parallel; a prepared statement with parameters
+        # does not, so the segment name goes in as a quoted literal.
+        segment = "'" + chunk.segment.replace("'", "''") + "'"
+        checked = self.con.sql(self.loadable_sql.replace("$segment", segment)).to_arrow_table()
         self.con.unregister("batch")
         loadable = checked["loadable"]
         events = checked.filter(loadable).select(EVENTS_SCHEMA.names).cast(EVENTS_SCHEMA)
@@ -100,7 +106,11 @@ class _BatchChecker:
             pc.is_in(batch["line_no"], checked.filter(pc.invert(loadable))["line_no"])
         )
         self.con.register("rest", rest)
-        rows = self.con.execute(self.quarantine_sql, [chunk.segment]).to_arrow_table().to_pylist()
+        rows = (
+            self.con.sql(self.quarantine_sql.replace("$segment", segment))
+            .to_arrow_table()
+            .to_pylist()
+        )
         self.con.unregister("rest")
         old: list[tuple[str, int, str]] = []
         for row in rows:
@@ -161,7 +171,7 @@ def _line_array(chunk: LineChunk) -> tuple[pa.Array, list[dict[str, Any]]]:
 _EVENT_SELECT = (
     "event_id, event_type, schema_version, schema_version as stored_schema_version, run_id, "
     "occurred_at, producer::varchar as producer, payload::varchar as payload, content_sha256, "
-    "prev_sha256, ?::varchar as segment, line_no"
+    "prev_sha256, $segment::varchar as segment, line_no"
 )
 
 EVENTS_SCHEMA = pa.schema(
