@@ -11,7 +11,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,6 +279,34 @@ def _chunks(segment: Path, offset: int, first_line: int) -> Iterator[LineChunk]:
             carry = data[cut:]
 
 
+def _checked_chunks(
+    log: EventLog, state: dict[str, Any]
+) -> Iterator[tuple[LineChunk, tuple[pa.Table, list[dict[str, Any]], int]]]:
+    """New chunks of every segment, in log order, with their check results. The next chunk is
+    checked in a worker thread (DuckDB and pyarrow release the GIL) while dlt writes the
+    current one, so the two overlap on a multi-core machine."""
+
+    def new_chunks() -> Iterator[LineChunk]:
+        for segment in log.segments():
+            position = state.get(segment.name, {"offset": 0, "line": 1})
+            yield from _chunks(segment, position["offset"], position["line"])
+
+    checker = _BatchChecker()
+    try:
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            pending: deque[tuple[LineChunk, Future]] = deque()
+            for chunk in new_chunks():
+                pending.append((chunk, worker.submit(checker.check, chunk)))
+                if len(pending) > 1:
+                    done, checked = pending.popleft()
+                    yield done, checked.result()
+            while pending:
+                done, checked = pending.popleft()
+                yield done, checked.result()
+    finally:
+        checker.close()  # its memory is not needed while dlt loads
+
+
 def events_source(log: EventLog, result: IngestResult, full: bool = False):
     """Two resources read in order (fifo): events first, then the lines they quarantined."""
     import dlt
@@ -294,27 +324,20 @@ def events_source(log: EventLog, result: IngestResult, full: bool = False):
         state = dlt.current.resource_state().setdefault("segments", {})
         if full:
             state.clear()
-        checker = _BatchChecker()
-        try:
-            for segment in log.segments():
-                position = state.get(segment.name, {"offset": 0, "line": 1})
-                read_any = False
-                for chunk in _chunks(segment, position["offset"], position["line"]):
-                    read_any = True
-                    table, quarantine, upcasted = checker.check(chunk)
-                    result.lines_read += chunk.line_count
-                    result.loaded_events += table.num_rows
-                    result.upcasted += upcasted
-                    quarantined.extend(quarantine)
-                    if table.num_rows:
-                        yield table
-                    state[segment.name] = {
-                        "offset": chunk.next_offset,
-                        "line": chunk.first_line + chunk.line_count,
-                    }
-                result.segments_read += int(read_any)
-        finally:
-            checker.close()  # its memory is not needed while dlt loads
+        segments_read: set[str] = set()
+        for chunk, (table, quarantine, upcasted) in _checked_chunks(log, state):
+            segments_read.add(chunk.segment)
+            result.lines_read += chunk.line_count
+            result.loaded_events += table.num_rows
+            result.upcasted += upcasted
+            quarantined.extend(quarantine)
+            if table.num_rows:
+                yield table
+            state[chunk.segment] = {
+                "offset": chunk.next_offset,
+                "line": chunk.first_line + chunk.line_count,
+            }
+        result.segments_read = len(segments_read)
 
     @dlt.resource(
         name="quarantined_events",
