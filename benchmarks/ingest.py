@@ -20,8 +20,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# This file is named like the `ingest` package; keep its folder off the import path.
+# This file is named like the `ingest` package; keep its folder off the import path, and put this
+# checkout first so a worktree measures its own code, not an editable install's.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(REPO))
 SYSTEMS = ("alpha", "beta", "gamma", "delta", "epsilon")
 WORDS = [
     "the",

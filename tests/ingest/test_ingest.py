@@ -132,3 +132,41 @@ def test_torn_tail_is_never_loaded(env):
     torn.write_bytes(json.dumps(item(1).model_dump()).encode()[:40])
     assert load().loaded_events == 1
     assert query("select count(*) from raw.events") == [(1,)]
+
+
+def test_non_utf8_and_newer_version_lines_are_quarantined(env):
+    log, load, query = env
+    newer = {**item(3).model_dump(), "schema_version": 99}
+    append(log, [item(0)])
+    segment = log.segments()[0]
+    with open(segment, "ab") as handle:
+        handle.write(b'{"event_id": "\xff\xfe"}\n')
+        handle.write(json.dumps(newer).encode() + b"\n")
+    append(log, [item(1)])
+    result = load()
+    assert (result.loaded_events, result.quarantined) == (2, 2)
+    errors = dict(
+        query(f"select line_no, error from raw.quarantined_events where segment = '{segment.name}'")
+    )
+    assert errors[2] == "not UTF-8"
+    assert errors[3] == "schema_version 99 is newer than this code (1)"
+
+
+def test_small_chunks_keep_line_numbers_and_offsets(env, monkeypatch):
+    import ingest.pipeline
+
+    log, load, query = env
+    monkeypatch.setattr(ingest.pipeline, "CHUNK_BYTES", 700)  # a few lines per chunk
+    append(log, [item(i) for i in range(12)])
+    append(log, [item(i) for i in range(12, 20)])
+    assert load().loaded_events == 20
+    append(log, [item(i) for i in range(20, 23)])
+    second = load()
+    assert (second.lines_read, second.loaded_events) == (3, 3)
+    assert load(full=True).lines_read == 23
+    rows = query("select segment, line_no, payload->>'item_id' from raw.events")
+    segments = sorted({segment for segment, _, _ in rows})
+    by_item = {item_id: (segments.index(segment), line_no) for segment, line_no, item_id in rows}
+    assert len(rows) == 23
+    assert by_item["item-0"] == (0, 1) and by_item["item-11"] == (0, 12)
+    assert by_item["item-12"] == (1, 1) and by_item["item-22"] == (2, 3)
