@@ -17,7 +17,9 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import pytest
@@ -100,6 +102,69 @@ def running_app(bench_home: Path, log: Path) -> Iterator[str]:
             server.wait()
 
 
+@dataclass
+class GuardedPage:
+    """A chromium page that may reach only 127.0.0.1, records every dialog (an injected
+    `alert` would open one) and every off-loopback request, and keeps named screenshots."""
+
+    page: Any
+    shots_dir: Path
+    offsite: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    shots: list[Path] = field(default_factory=list)
+
+    def shoot(self, name: str) -> None:
+        path = self.shots_dir / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        self.shots.append(path)
+
+    def assert_inert(self, marker: str) -> None:
+        """Nothing the planted payload could do happened: no injected <img>, no script
+        holding `marker`, no dialog, no request beyond loopback."""
+        assert self.page.locator('img[src="x"]').count() == 0
+        assert self.page.evaluate(
+            "marker => [...document.scripts].every(s => !s.textContent.includes(marker))", marker
+        )
+        assert not self.dialogs, self.dialogs
+        assert not self.offsite, f"the app tried to reach beyond loopback: {self.offsite}"
+
+
+@contextmanager
+def guarded_page(shots_dir: Path, *, height: int = 1800) -> Iterator[GuardedPage]:
+    """Launch Debian chromium (no download), yield a `GuardedPage`, always close the browser;
+    afterwards print the screenshots and copy them to $BENCH_APP_SCREENSHOT_DIR if set."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1600, "height": height})
+            guarded = GuardedPage(context.new_page(), shots_dir)
+
+            def only_loopback(route) -> None:
+                if urlsplit(route.request.url).hostname == "127.0.0.1":
+                    route.continue_()
+                else:
+                    guarded.offsite.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", only_loopback)
+            guarded.page.on(
+                "dialog", lambda dialog: (guarded.dialogs.append(dialog.message), dialog.dismiss())
+            )
+            yield guarded
+        finally:
+            browser.close()
+    for path in guarded.shots:
+        print(f"screenshot: {path}")
+    artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
+    if artifacts:
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        for path in guarded.shots:
+            shutil.copy(path, Path(artifacts) / path.name)
+
+
 @pytest.fixture
 def app_url(serve_snapshot: ServeSnapshot, tmp_path: Path) -> Iterator[str]:
     with running_app(serve_snapshot.home, tmp_path / "streamlit.log") as url:
@@ -110,70 +175,31 @@ def test_leaderboard_and_lineage_render_provider_html_inert(
     app_url: str, serve_snapshot: ServeSnapshot, tmp_path: Path
 ) -> None:
     expect = sync_api.expect
-    offsite: list[str] = []
-    dialogs: list[str] = []
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    with guarded_page(tmp_path) as guarded:
+        page = guarded.page
+        page.goto(f"{app_url}/extraction_leaderboard")
+        expect(page.get_by_role("heading", name="Extraction leaderboard")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
         )
-        try:
-            context = browser.new_context(viewport={"width": 1600, "height": 1800})
+        expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible()
+        guarded.shoot("leaderboard")
 
-            def only_loopback(route: sync_api.Route) -> None:
-                if urlsplit(route.request.url).hostname == "127.0.0.1":
-                    route.continue_()
-                else:
-                    offsite.append(route.request.url)
-                    route.abort()
+        fixture = serve_snapshot.require_fixture()
+        page.goto(f"{app_url}/item_lineage?{urlencode(fixture.malicious)}")
+        expect(page.get_by_role("heading", name="Item lineage")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        planted = page.locator('[data-testid="stCode"]').filter(has_text="<script>document.title")
+        expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+        expect(planted).to_have_count(2)  # raw output and ground truth, both as text
+        expect(
+            page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
+        ).to_be_visible()
+        page.wait_for_timeout(500)  # give any injected handler a chance to fire
 
-            context.route("**/*", only_loopback)
-            page = context.new_page()
-            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-
-            page.goto(f"{app_url}/extraction_leaderboard")
-            expect(page.get_by_role("heading", name="Extraction leaderboard")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible()
-            leaderboard_png = tmp_path / "leaderboard.png"
-            page.screenshot(path=str(leaderboard_png))
-            print(f"leaderboard screenshot: {leaderboard_png}")
-
-            fixture = serve_snapshot.require_fixture()
-            page.goto(f"{app_url}/item_lineage?{urlencode(fixture.malicious)}")
-            expect(page.get_by_role("heading", name="Item lineage")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            planted = page.locator('[data-testid="stCode"]').filter(
-                has_text="<script>document.title"
-            )
-            expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
-            expect(planted).to_have_count(2)  # raw output and ground truth, both as text
-            expect(
-                page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
-            ).to_be_visible()
-            page.wait_for_timeout(500)  # give any injected handler a chance to fire
-
-            assert page.title() not in ("pwned", "pwned2")
-            assert "pwned" not in page.title()
-            assert page.locator('img[src="x"]').count() == 0
-            assert page.evaluate(
-                "() => [...document.scripts].every(s => !s.textContent.includes('pwned'))"
-            )
-            assert not dialogs, dialogs
-            assert not offsite, f"the app tried to reach beyond loopback: {offsite}"
-
-            lineage_png = tmp_path / "lineage.png"
-            page.screenshot(path=str(lineage_png))
-            print(f"lineage screenshot: {lineage_png}")
-            artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
-            if artifacts:
-                Path(artifacts).mkdir(parents=True, exist_ok=True)
-                for png in (leaderboard_png, lineage_png):
-                    shutil.copy(png, Path(artifacts) / png.name)
-        finally:
-            browser.close()
+        assert "pwned" not in page.title()
+        guarded.assert_inert("pwned")
+        guarded.shoot("lineage")

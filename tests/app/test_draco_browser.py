@@ -10,15 +10,13 @@ no script carrying the payload. Set BENCH_APP_SCREENSHOT_DIR to keep the screens
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import pytest
 from fixture_draco_snapshot import PLANTED_LANE, SCRIPT, DracoSnapshot, draco_snapshot, install
-from test_app_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_TIMEOUT_MS, running_app
+from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -47,94 +45,54 @@ def test_draco_pages_render_and_lineage_keeps_report_html_inert(
 ) -> None:
     app_url, snapshot = draco_app
     expect = sync_api.expect
-    offsite: list[str] = []
-    dialogs: list[str] = []
-    shots: list[Path] = []
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    with guarded_page(tmp_path, height=2400) as guarded:
+        page = guarded.page
+        page.goto(f"{app_url}/draco_leaderboard?{urlencode({'run': snapshot.run_id})}")
+        expect(page.get_by_role("heading", name="Deep research leaderboard (DRACO)")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
         )
-        try:
-            context = browser.new_context(viewport={"width": 1600, "height": 2400})
-
-            def only_loopback(route: sync_api.Route) -> None:
-                if urlsplit(route.request.url).hostname == "127.0.0.1":
-                    route.continue_()
-                else:
-                    offsite.append(route.request.url)
-                    route.abort()
-
-            context.route("**/*", only_loopback)
-            page = context.new_page()
-            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-
-            def shoot(name: str) -> None:
-                path = tmp_path / f"{name}.png"
-                page.screenshot(path=str(path), full_page=True)
-                shots.append(path)
-
-            page.goto(f"{app_url}/draco_leaderboard?{urlencode({'run': snapshot.run_id})}")
-            expect(
-                page.get_by_role("heading", name="Deep research leaderboard (DRACO)")
-            ).to_be_visible(timeout=RENDER_TIMEOUT_MS)
-            expect(page.get_by_role("heading", name="Judge regime 3 of 3")).to_be_visible(
+        expect(page.get_by_role("heading", name="Judge regime 3 of 3")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        for judge_id in snapshot.judge_ids:
+            expect(page.get_by_text(f"judge regime {judge_id} ·", exact=False).first).to_be_visible(
                 timeout=RENDER_TIMEOUT_MS
             )
-            for judge_id in snapshot.judge_ids:
-                expect(
-                    page.get_by_text(f"judge regime {judge_id} ·", exact=False).first
-                ).to_be_visible(timeout=RENDER_TIMEOUT_MS)
-            # per regime: leaderboard, domains and significance grids
-            expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(
-                3 * len(snapshot.judge_ids), timeout=RENDER_TIMEOUT_MS
-            )
-            shoot("draco_leaderboard")
+        # per regime: leaderboard, domains and significance grids
+        expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(
+            3 * len(snapshot.judge_ids), timeout=RENDER_TIMEOUT_MS
+        )
+        guarded.shoot("draco_leaderboard")
 
-            page.goto(f"{app_url}/draco_criteria?{urlencode({'run': snapshot.run_id})}")
-            expect(page.get_by_role("heading", name="Deep research criteria")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stDataFrame"]').nth(3)).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            shoot("draco_criteria")
+        page.goto(f"{app_url}/draco_criteria?{urlencode({'run': snapshot.run_id})}")
+        expect(page.get_by_role("heading", name="Deep research criteria")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.locator('[data-testid="stDataFrame"]').nth(3)).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        guarded.shoot("draco_criteria")
 
-            planted = {
-                "run": snapshot.run_id,
-                "judge": snapshot.judge_ids[2],
-                "lane": PLANTED_LANE,
-                "item": snapshot.planted_item_id,
-            }
-            page.goto(f"{app_url}/draco_lineage?{urlencode(planted)}")
-            expect(page.get_by_role("heading", name="Deep research lineage")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            code = page.locator('[data-testid="stCode"]').filter(has_text=SCRIPT)
-            expect(code.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
-            expect(code).to_have_count(2)  # the raw output and the normalised report, as text
-            expect(
-                page.locator('[data-testid="stCode"]').filter(has_text="<img src=x onerror=")
-            ).to_have_count(2)
-            expect(
-                page.get_by_text(f"task {snapshot.planted_item_id}", exact=False).first
-            ).to_be_visible()
-            page.wait_for_timeout(800)  # give any injected handler a chance to fire
+        planted = {
+            "run": snapshot.run_id,
+            "judge": snapshot.judge_ids[2],
+            "lane": PLANTED_LANE,
+            "item": snapshot.planted_item_id,
+        }
+        page.goto(f"{app_url}/draco_lineage?{urlencode(planted)}")
+        expect(page.get_by_role("heading", name="Deep research lineage")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        code = page.locator('[data-testid="stCode"]').filter(has_text=SCRIPT)
+        expect(code.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+        expect(code).to_have_count(2)  # the raw output and the normalised report, as text
+        expect(
+            page.locator('[data-testid="stCode"]').filter(has_text="<img src=x onerror=")
+        ).to_have_count(2)
+        expect(
+            page.get_by_text(f"task {snapshot.planted_item_id}", exact=False).first
+        ).to_be_visible()
+        page.wait_for_timeout(800)  # give any injected handler a chance to fire
 
-            assert page.locator('img[src="x"]').count() == 0
-            assert page.evaluate(
-                "() => [...document.scripts].every(s => !s.textContent.includes('alert('))"
-            )
-            assert not dialogs, dialogs
-            assert not offsite, f"the app tried to reach beyond loopback: {offsite}"
-            shoot("draco_lineage")
-        finally:
-            browser.close()
-
-    for path in shots:
-        print(f"screenshot: {path}")
-    artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
-    if artifacts:
-        Path(artifacts).mkdir(parents=True, exist_ok=True)
-        for path in shots:
-            shutil.copy(path, Path(artifacts) / path.name)
+        guarded.assert_inert("alert(")
+        guarded.shoot("draco_lineage")

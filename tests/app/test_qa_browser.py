@@ -8,15 +8,13 @@ Set BENCH_APP_SCREENSHOT_DIR to keep the screenshots.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import pytest
 from fixture_qa_snapshot import QaFixture, build_qa_fixture_snapshot
-from test_app_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_TIMEOUT_MS, running_app
+from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -41,99 +39,59 @@ def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
 ) -> None:
     app_url, fixture = qa_app
     expect = sync_api.expect
-    offsite: list[str] = []
-    dialogs: list[str] = []
-    shots: list[Path] = []
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    with guarded_page(tmp_path, height=1800) as guarded:
+        page = guarded.page
+        run1 = fixture.run_ids[0]
+        page.goto(f"{app_url}/qa_leaderboard?{urlencode({'run': run1})}")
+        expect(page.get_by_role("heading", name="QA leaderboard")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
         )
-        try:
-            context = browser.new_context(viewport={"width": 1600, "height": 1800})
+        expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.get_by_text("Grader regime:", exact=False).first).to_be_visible()
+        guarded.shoot("qa_leaderboard")
 
-            def only_loopback(route: sync_api.Route) -> None:
-                if urlsplit(route.request.url).hostname == "127.0.0.1":
-                    route.continue_()
-                else:
-                    offsite.append(route.request.url)
-                    route.abort()
+        compare = {"run": run1, "a": "brave_search", "b": fixture.baseline}
+        page.goto(f"{app_url}/qa_compare?{urlencode(compare)}")
+        expect(page.get_by_role("heading", name="Lane vs lane")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.locator('[data-testid="stDataFrame"]').nth(1)).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        guarded.shoot("qa_compare")
 
-            context.route("**/*", only_loopback)
-            page = context.new_page()
-            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{app_url}/qa_series")
+        expect(page.get_by_role("heading", name="QA series")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        page.wait_for_timeout(500)  # let the chart finish drawing
+        guarded.shoot("qa_series")
 
-            def shoot(name: str) -> None:
-                path = tmp_path / f"{name}.png"
-                page.screenshot(path=str(path), full_page=True)
-                shots.append(path)
+        page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.malicious)}")
+        expect(page.get_by_role("heading", name="QA lineage")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        planted = page.locator('[data-testid="stCode"]').filter(
+            has_text="<script>document.title='pwned'</script>"
+        )
+        expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+        expect(planted).to_have_count(2)  # grader completion and raw search body, as text
+        expect(
+            page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
+        ).to_be_visible()
+        page.wait_for_timeout(500)  # give any injected handler a chance to fire
 
-            run1 = fixture.run_ids[0]
-            page.goto(f"{app_url}/qa_leaderboard?{urlencode({'run': run1})}")
-            expect(page.get_by_role("heading", name="QA leaderboard")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.get_by_text("Grader regime:", exact=False).first).to_be_visible()
-            shoot("qa_leaderboard")
-
-            compare = {"run": run1, "a": "brave_search", "b": fixture.baseline}
-            page.goto(f"{app_url}/qa_compare?{urlencode(compare)}")
-            expect(page.get_by_role("heading", name="Lane vs lane")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stMetricValue"]').first).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stDataFrame"]').nth(1)).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            shoot("qa_compare")
-
-            page.goto(f"{app_url}/qa_series")
-            expect(page.get_by_role("heading", name="QA series")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            page.wait_for_timeout(500)  # let the chart finish drawing
-            shoot("qa_series")
-
-            page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.malicious)}")
-            expect(page.get_by_role("heading", name="QA lineage")).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            planted = page.locator('[data-testid="stCode"]').filter(
-                has_text="<script>document.title='pwned'</script>"
-            )
-            expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
-            expect(planted).to_have_count(2)  # grader completion and raw search body, as text
-            expect(
-                page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
-            ).to_be_visible()
-            page.wait_for_timeout(500)  # give any injected handler a chance to fire
-
-            assert "pwned" not in page.title()
-            assert page.locator('img[src="x"]').count() == 0
-            assert page.evaluate(
-                "() => [...document.scripts].every(s => !s.textContent.includes('pwned'))"
-            )
-            assert not dialogs, dialogs
-            assert not offsite, f"the app tried to reach beyond loopback: {offsite}"
-            shoot("qa_lineage")
-            page.get_by_text("Raw completion", exact=False).first.scroll_into_view_if_needed()
-            page.wait_for_timeout(300)
-            shoot("qa_lineage_grader")
-        finally:
-            browser.close()
-
-    for path in shots:
-        print(f"screenshot: {path}")
-    artifacts = os.environ.get("BENCH_APP_SCREENSHOT_DIR")
-    if artifacts:
-        Path(artifacts).mkdir(parents=True, exist_ok=True)
-        for path in shots:
-            shutil.copy(path, Path(artifacts) / path.name)
+        assert "pwned" not in page.title()
+        guarded.assert_inert("pwned")
+        guarded.shoot("qa_lineage")
+        page.get_by_text("Raw completion", exact=False).first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        guarded.shoot("qa_lineage_grader")
