@@ -81,3 +81,9 @@ def billed(amount: Any) -> tuple[float | None, str | None]:
     if value is None or value <= 0:
         return None, None
     return value, "billed"
+
+
+def error_message(document: Any) -> str:
+    """A vendor's failure detail: `error` as a string, or `error.message`; "" when absent."""
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if isinstance(error, str) else first_string(error, "message") or ""

@@ -26,6 +26,7 @@ from typing import Any
 from collectors.draco.systems.documents import (
     billed,
     citations,
+    error_message,
     first_string,
     obj,
     objects,
@@ -126,8 +127,7 @@ class ExaAgentApi(VendorApi):
                 cost_basis=basis,
                 usage=usage if isinstance(usage, dict) else {},
             )
-        error = document.get("error")
-        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        message = error_message(document)
         return RunState(
             phase=phase,
             run_id=first_string(document, "id", "runId", "run_id"),

@@ -20,6 +20,7 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     citations,
+    error_message,
     first_string,
     obj,
     objects,
@@ -93,8 +94,7 @@ class ParallelTaskApi(VendorApi):
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "parallel task run")
         status = first_string(document, "status") or ""
-        error = document.get("error")
-        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        message = error_message(document)
         return RunState(
             phase=_PHASES.get(status.lower(), "running"),
             run_id=first_string(document, "run_id"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     citations,
+    error_message,
     first_string,
     objects,
     require_object,
@@ -77,8 +78,7 @@ class TavilyResearchApi(VendorApi):
         if phase == "completed":
             text = require_text(document.get("content"), "tavily research: content")
             report = Report(text=text, citations=citations(objects(document.get("sources"))))
-        error = document.get("error")
-        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        message = error_message(document)
         return RunState(
             phase=phase,
             run_id=first_string(document, "request_id"),

@@ -19,6 +19,7 @@ from typing import Any
 from collectors.draco.systems.documents import (
     billed,
     citations,
+    error_message,
     first_string,
     obj,
     objects,
@@ -112,8 +113,7 @@ class ValyuDeepResearchApi(VendorApi):
                 cost_basis=basis,
                 usage=usage if isinstance(usage, dict) else {},
             )
-        error = document.get("error")
-        message = error if isinstance(error, str) else first_string(error, "message") or ""
+        message = error_message(document)
         return RunState(
             phase=phase,
             run_id=first_string(document, "deepresearch_id", "task_id", "id"),
