@@ -196,7 +196,7 @@ def run_rubric(
 ):
     from collectors.draco.dataset import dataset_ref
     from collectors.draco.judge import build_judge
-    from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+    from collectors.draco.normalize import NORMALIZER
     from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
     from collectors.draco.runner import plan_draco_run, run_draco
 
@@ -217,8 +217,7 @@ def run_rubric(
             pipeline.event_log(paths),
             plan,
             the_judge,
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
             max_research_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
             argv=sys.argv[1:],
@@ -351,7 +350,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         Appends verdicts under a new judge regime; calls no research system. Both regimes stay
         queryable side by side and never share a leaderboard row."""
         from collectors.draco.judge import build_judge
-        from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+        from collectors.draco.normalize import NORMALIZER
         from collectors.draco.runner import rejudge
 
         paths = paths_for(home)
@@ -361,8 +360,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
                 pipeline.event_log(paths),
                 run_id,
                 build_judge(judge, samples=samples),
-                report_normalized_payload,
-                normalizer_version=NORMALIZER_VERSION,
+                NORMALIZER,
                 judge_concurrency=judge_concurrency,
                 argv=sys.argv[1:],
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),

@@ -142,3 +142,27 @@ def report_normalized_payload(
         bibliography=list(report.bibliography),
         judged_text=report.judged_text,
     )
+
+
+@dataclass(frozen=True)
+class BibliographyNormalizer:
+    """The normaliser as the runner uses it: callable, and carrying its own version, so the
+    version recorded on a regime can never disagree with the code that produced the text."""
+
+    version: str = NORMALIZER_VERSION
+
+    def __call__(
+        self,
+        lane: str,
+        item_id: str,
+        attempt: int,
+        source_event_id: str,
+        raw_output: str,
+        citations: Sequence[ReportCitation],
+    ) -> ReportNormalized:
+        return report_normalized_payload(
+            lane, item_id, attempt, source_event_id, raw_output, citations
+        )
+
+
+NORMALIZER = BibliographyNormalizer()

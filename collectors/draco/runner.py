@@ -33,6 +33,7 @@ from collectors.draco.dataset import task_payloads
 from collectors.draco.judge import judge_regime_payload
 from collectors.draco.model import Criterion, Judge, JudgeSample, ResearchLane, RubricTask
 from collectors.draco.run_state import DracoRunState, read_draco_run_state
+from collectors.draco.systems import VENDOR_KEY_ENVS
 from collectors.http import LaneAborted
 from collectors.http.event_sink import EventSink
 from collectors.http.redaction import Redactor
@@ -80,9 +81,21 @@ class Instruction(Protocol):
     def render(self, **values: str) -> str: ...
 
 
-# (lane, item_id, attempt, source_event_id, raw_output, citations) -> the normalised report;
-# `collectors.draco.normalize.report_normalized_payload` is the one in use.
-Normalizer = Callable[[str, str, int, str, str, Sequence[ReportCitation]], ReportNormalized]
+class Normalizer(Protocol):
+    """(lane, item_id, attempt, source_event_id, raw_output, citations) -> the normalised
+    report, tagged with `version` (`collectors.draco.normalize.NORMALIZER` is the one in use)."""
+
+    version: str
+
+    def __call__(
+        self,
+        lane: str,
+        item_id: str,
+        attempt: int,
+        source_event_id: str,
+        raw_output: str,
+        citations: Sequence[ReportCitation],
+    ) -> ReportNormalized: ...
 
 
 @dataclass(frozen=True)
@@ -211,7 +224,6 @@ def run_draco(
     judge: Judge,
     normalizer: Normalizer,
     *,
-    normalizer_version: str,
     max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
     lane_concurrency: int = 4,
@@ -223,7 +235,6 @@ def run_draco(
         plan.run_id,
         judge,
         normalizer,
-        normalizer_version,
         plan=plan,
         max_research_attempts=max_research_attempts,
         judge_concurrency=judge_concurrency,
@@ -240,21 +251,19 @@ def rejudge(
     judge: Judge,
     normalizer: Normalizer,
     *,
-    normalizer_version: str,
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
 ) -> DracoRunSummary:
     """Judge a run's stored reports again with another judge regime; no system is called.
 
-    Reports not yet normalised with `normalizer_version` are normalised from the stored raw
+    Reports not yet normalised with `normalizer.version` are normalised from the stored raw
     output first (pure; no call)."""
     runner = _DracoRunner(
         log,
         run_id,
         judge,
         normalizer,
-        normalizer_version,
         plan=None,
         judge_concurrency=judge_concurrency,
         argv=argv,
@@ -270,7 +279,6 @@ class _DracoRunner:
         run_id: str,
         judge: Judge,
         normalizer: Normalizer,
-        normalizer_version: str,
         *,
         plan: DracoRunPlan | None,
         max_research_attempts: int = DEFAULT_MAX_RESEARCH_ATTEMPTS,
@@ -283,11 +291,11 @@ class _DracoRunner:
         self.run_id = run_id
         self.judge = judge
         self.normalizer = normalizer
-        self.normalizer_version = normalizer_version
+        self.normalizer_version = normalizer.version
         # The regime: the judge's own id (model, provider, prompt, samples, sampling) plus the
         # version of the text it judges, so judging a re-normalised report is a new regime
         # instead of a collision with the verdicts on the old text.
-        self.regime_id = regime_id(judge, normalizer_version)
+        self.regime_id = regime_id(judge, normalizer.version)
         self.plan = plan
         self.max_research_attempts = max(1, max_research_attempts)
         self.judge_concurrency = max(1, judge_concurrency)
@@ -316,8 +324,6 @@ class _DracoRunner:
         )
         self.run_abort: str | None = None
         self.sink: EventSink | None = None
-        from collectors.draco.systems import VENDOR_KEY_ENVS
-
         self.redactor = Redactor(os.environ.get(name, "") for name in KEY_ENVS + VENDOR_KEY_ENVS)
 
     # -- events --
@@ -476,7 +482,11 @@ class _DracoRunner:
                 )
             )
             for task in plan.tasks:
-                payloads.extend(task_payloads(task, plan.dataset.sha256))
+                # A resumed run has them already: skip building thousands of repeats that the
+                # writer would only discard.
+                registered = len(self.state.criteria.get(task.item_id, ()))
+                if task.item_id not in self.state.tasks or registered < len(task.criteria):
+                    payloads.extend(task_payloads(task, plan.dataset.sha256))
         regime = judge_regime_payload(self.judge, self.normalizer_version, self.argv)
         payloads.append(regime.model_copy(update={"judge_id": self.regime_id}))
         await asyncio.gather(*(self.append(payload) for payload in payloads))

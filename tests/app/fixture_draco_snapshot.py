@@ -33,7 +33,7 @@ from collectors.draco.dataset import dataset_ref
 from collectors.draco.demo_tasks import demo_task_set
 from collectors.draco.judge import OfflineJudge
 from collectors.draco.model import Criterion, JudgeSample, RubricTask
-from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+from collectors.draco.normalize import NORMALIZER, NORMALIZER_VERSION
 from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
 from collectors.draco.runner import plan_draco_run, regime_id, rejudge, run_draco
 from collectors.draco.systems import make_lane
@@ -183,23 +183,17 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
             log,
             plan,
             offline_2,
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
             max_research_attempts=2,
         )
     rejudge(
         log,
         plan.run_id,
         offline_1,
-        report_normalized_payload,
-        normalizer_version=NORMALIZER_VERSION,
+        NORMALIZER,
     )
-    rejudge(
-        log, plan.run_id, flaky, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-    )
-    rejudge(
-        log, plan.run_id, flaky, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-    )  # retries the failed samples as judge attempt 2
+    rejudge(log, plan.run_id, flaky, NORMALIZER)
+    rejudge(log, plan.run_id, flaky, NORMALIZER)  # retries the failed samples as judge attempt 2
     refresh(paths)
 
     planted_item = task_set.tasks[0].item_id  # the assert task

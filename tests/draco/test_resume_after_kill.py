@@ -30,7 +30,7 @@ RUN_SCRIPT = textwrap.dedent(
     from pathlib import Path
     from collectors.draco.dataset import dataset_ref, load_draco
     from collectors.draco.judge import LlmJudge
-    from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+    from collectors.draco.normalize import NORMALIZER
     from collectors.draco.plan import select_tasks
     from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
     from collectors.draco.runner import plan_draco_run, run_draco
@@ -53,8 +53,7 @@ RUN_SCRIPT = textwrap.dedent(
         make_backend("openai-compatible", base_url=judge_url, max_retries=0),
         model="slow-judge", samples=int(samples),
     )
-    summary = run_draco(EventLog(Path(log_dir)), plan, judge, report_normalized_payload,
-                        normalizer_version=NORMALIZER_VERSION, judge_concurrency=2)
+    summary = run_draco(EventLog(Path(log_dir)), plan, judge, NORMALIZER, judge_concurrency=2)
     print(summary.status)
     """
 )

@@ -11,7 +11,7 @@ import pytest
 from collectors.draco.dataset import dataset_ref, load_draco
 from collectors.draco.demo_tasks import demo_task_set
 from collectors.draco.judge import LlmJudge, OfflineJudge
-from collectors.draco.normalize import NORMALIZER_VERSION, report_normalized_payload
+from collectors.draco.normalize import NORMALIZER
 from collectors.draco.plan import select_tasks
 from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
 from collectors.draco.runner import DracoRunAborted, plan_draco_run, rejudge, run_draco
@@ -83,9 +83,7 @@ def test_offline_demo_run_judges_every_criterion_once_then_resumes_as_finished(
     )
     log = EventLog(tmp_path / "log")
     judge = OfflineJudge(samples=2)
-    summary = run_draco(
-        log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-    )
+    summary = run_draco(log, plan, judge, NORMALIZER)
     assert summary.status == "finished"
     assert summary.researched == len(task_set.tasks)
     verdicts = events(log, "judge_verdict")
@@ -99,9 +97,7 @@ def test_offline_demo_run_judges_every_criterion_once_then_resumes_as_finished(
     assert len(events(log, "report_normalized")) == len(task_set.tasks)
     assert len(events(log, "run_finished")) == 1
 
-    again = run_draco(
-        log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-    )
+    again = run_draco(log, plan, judge, NORMALIZER)
     assert again.already_finished and again.events_appended == 0
     assert verify_log(log).intact
 
@@ -112,9 +108,7 @@ def test_vendor_failure_is_terminal_then_retried_as_the_next_attempt(tmp_path, d
     with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
         fake.fail_runs("exa", "the agent crashed")
         plan = plan_for(draco, [vendor_lane(fake)], limit=2)
-        first = run_draco(
-            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-        )
+        first = run_draco(log, plan, judge, NORMALIZER)
         assert first.research_failed == 2 and first.verdicts == 0
         assert first.pending == 2 and first.status.startswith("incomplete")
         failed = events(log, "research_failed")
@@ -126,8 +120,7 @@ def test_vendor_failure_is_terminal_then_retried_as_the_next_attempt(tmp_path, d
             log,
             plan_for(draco, [vendor_lane(fake)], limit=2),
             judge,
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
         )
     assert second.researched == 2
     completed = events(log, "research_completed")
@@ -155,9 +148,7 @@ def test_failed_judge_samples_take_least_favourable_and_are_retried_on_resume(tm
         llm.fail_when(500, negative.requirement)
         llm.fail_when(500, positive.requirement)
         plan = plan_for(draco, [vendor_lane(fake)], limit=1)
-        first = run_draco(
-            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-        )
+        first = run_draco(log, plan, judge, NORMALIZER)
         assert first.flagged == 2
         failed = [
             v["payload"]
@@ -169,9 +160,7 @@ def test_failed_judge_samples_take_least_favourable_and_are_retried_on_resume(tm
         assert by_criterion[positive.criterion_id]["met"] is False
         research_calls = len(fake.requests)
 
-        second = run_draco(
-            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-        )
+        second = run_draco(log, plan, judge, NORMALIZER)
         assert len(fake.requests) == research_calls  # resume never re-calls the system
     assert second.verdicts == 2 and second.flagged == 0
     retried = [
@@ -189,8 +178,7 @@ def test_rejudge_adds_a_second_regime_from_the_log_alone(tmp_path, draco):
             log,
             plan,
             OfflineJudge(samples=1),
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
         )
         calls_before = len(fake.requests)
         with FakeLlmServer(verdict_json) as llm:
@@ -202,8 +190,7 @@ def test_rejudge_adds_a_second_regime_from_the_log_alone(tmp_path, draco):
                 log,
                 plan.run_id,
                 judge,
-                report_normalized_payload,
-                normalizer_version=NORMALIZER_VERSION,
+                NORMALIZER,
             )
             assert len(llm.state.calls) == summary.verdicts
         assert len(fake.requests) == calls_before
@@ -229,15 +216,12 @@ def test_judge_key_refused_aborts_with_a_message_and_resumes(tmp_path, draco):
                 log,
                 plan,
                 judge,
-                report_normalized_payload,
-                normalizer_version=NORMALIZER_VERSION,
+                NORMALIZER,
                 judge_concurrency=1,
             )
         assert len(events(log, "research_completed")) == 1  # the stored report survives
         llm.state.faults.clear()
-        summary = run_draco(
-            log, plan, judge, report_normalized_payload, normalizer_version=NORMALIZER_VERSION
-        )
+        summary = run_draco(log, plan, judge, NORMALIZER)
     assert summary.researched == 0
     assert len(events(log, "judge_verdict")) == len(draco.tasks[0].criteria)
 
@@ -254,8 +238,7 @@ def test_an_attempt_cut_off_after_submit_is_abandoned_and_the_next_number_used(t
             log,
             plan_for(draco, [vendor_lane(fake)], limit=1),
             judge,
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
         )
         assert first.aborted_lanes and not events(log, "research_completed")
         fake.reset(keys={"exa": KEY})
@@ -263,8 +246,7 @@ def test_an_attempt_cut_off_after_submit_is_abandoned_and_the_next_number_used(t
             log,
             plan_for(draco, [vendor_lane(fake)], limit=1),
             judge,
-            report_normalized_payload,
-            normalizer_version=NORMALIZER_VERSION,
+            NORMALIZER,
         )
     assert second.status == "finished"
     calls = events(log, "provider_call_completed") + events(log, "provider_call_failed")
