@@ -82,7 +82,13 @@ def _refresh(paths: BenchPaths) -> None:
 def run_extraction_cmd(
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
     engines: Annotated[
-        str | None, typer.Option(help="Comma-separated engine names (default: all).")
+        str | None,
+        typer.Option(
+            "--systems",
+            "--engines",
+            help="Comma-separated systems under test, i.e. engines (default: all). "
+            "Alias: --engines.",
+        ),
     ] = None,
     limit: Annotated[
         int | None, typer.Option(min=1, help="Only the first N items (whole pipeline, small).")
@@ -112,7 +118,7 @@ def _engine_names(spec: str | None, registry: dict) -> list[str]:
     unknown = [n for n in names if n not in registry]
     if unknown:
         raise UserError(
-            f"--engines: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
+            f"--systems: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
         )
     return names
 
