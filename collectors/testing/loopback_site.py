@@ -116,6 +116,7 @@ class LoopbackSite:
         articles: int = 8,
         slow_s: float = 1.0,
         huge_bytes: int = 2_500_000,
+        port: int = 0,
     ):
         self.benchmark_dir = Path(benchmark_dir)
         self.slow_s = slow_s
@@ -153,6 +154,7 @@ class LoopbackSite:
         ]
         self.by_path = {page.path: page for page in self.pages}
         self._server: ThreadingHTTPServer | None = None
+        self.wanted_port = port  # 0: any free port; else this one, or any if it is taken
         self.port = 0
         self.dead_port = 0
 
@@ -300,15 +302,25 @@ class LoopbackSite:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        try:
+            self._server = ThreadingHTTPServer(("127.0.0.1", self.wanted_port), Handler)
+        except OSError:
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        # A port that was free a moment ago and is closed now: connection refused.
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.dead_port = probe.getsockname()[1]
+        self.dead_port = self._closed_port(self.port + 1 if self.wanted_port else 0)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
+
+    @staticmethod
+    def _closed_port(preferred: int) -> int:
+        """A port nothing listens on (connection refused): `preferred` when it is free."""
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", preferred))
+            except OSError:
+                probe.bind(("127.0.0.1", 0))
+            return probe.getsockname()[1]
 
     def __exit__(self, *exc: object) -> None:
         if self._server is not None:
