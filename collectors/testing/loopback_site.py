@@ -14,7 +14,7 @@ one page for every path a live fetch can take:
 | redirect_chain  | 301 -> 302 -> 307 -> an article at another path     | scored          |
 | js_only         | a shell; the article exists only as data a script renders | scored (render route) |
 | slow            | an article after `slow_s` seconds                   | scored          |
-| huge            | an article padded to ~`huge_bytes` of markup        | scored          |
+| huge            | an article + ~`huge_bytes` of inline JSON state     | scored          |
 | non_utf8        | an article encoded windows-1252 (header + <meta>)   | scored          |
 | anti_bot        | a browser-check screen, 200                         | scored (non-content) |
 | cookie_wall     | a cookie-consent wall, 200                          | scored (non-content) |
@@ -187,14 +187,14 @@ class LoopbackSite:
         )
 
     def huge_html(self, item_id: str) -> bytes:
+        """The article with ~huge_bytes of inline application state (a framework's hydration
+        blob, the usual reason a real page weighs megabytes) before </body>."""
         page = self.article_html(item_id)
-        filler = b"<!-- tracking and layout markup -->" + b'<div class="ad-slot"></div>' * 64
-        padding = filler * max(1, (self.huge_bytes - len(page)) // len(filler))
-        return (
-            page.replace(b"</body>", padding + b"</body>", 1)
-            if b"</body>" in page
-            else page + padding
-        )
+        record = b'{"id":12345,"sku":"A-000","tags":["promo","sidebar"],"html":"\\u003cdiv\\u003e"},'
+        blob = b'<script id="__STATE__" type="application/json">[' + record * max(
+            1, (self.huge_bytes - len(page)) // len(record)
+        ) + b"{}]</script>"
+        return page.replace(b"</body>", blob + b"</body>", 1) if b"</body>" in page else page + blob
 
     def latin1_html(self, item_id: str) -> bytes:
         text = self.article_html(item_id).decode("utf-8", errors="replace")
