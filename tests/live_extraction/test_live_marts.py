@@ -13,6 +13,8 @@ from collectors.extraction.live.runner import plan_live_extraction, run_live_ext
 from tests.live_extraction.conftest import build_marts
 from warehouse.log import EventLog
 
+pytestmark = pytest.mark.slow  # builds the live marts with dbt (3 builds)
+
 CONSENSUS = {"version": "consensus-1", "min_engines": 2, "min_words": 8, "independence": "provider"}
 
 
