@@ -1,13 +1,14 @@
 """Read side of the live-URL extraction marts (marts.live_extraction_leaderboard,
 marts.live_extraction_hygiene, marts.fct_live_extraction_pages,
-intermediate.int_live_extraction_anchors), through the same cached read-only query as
+marts.fct_live_extraction_anchors), through the same cached read-only query as
 app.data."""
 
 from __future__ import annotations
 
+import duckdb
 import pandas as pd
 
-from app.data import _query
+from app.data import SnapshotUnavailable, _query
 
 LEADERBOARD_COLUMNS = (
     "system, vertical, engine_kind, ground_truth, urls_scored, urls_excluded, raw_success_rate, "
@@ -18,11 +19,15 @@ LEADERBOARD_COLUMNS = (
 )
 
 
-def live_runs() -> pd.DataFrame:
-    return _query(
-        "select distinct l.run_id, r.dataset_name, r.started_at from marts.live_extraction_leaderboard l "
-        "join staging.stg_events__run_started r using (run_id) order by r.started_at desc"
-    )
+def live_runs() -> pd.DataFrame | None:
+    """Live runs, newest first; None when there is no snapshot or it has no live marts."""
+    try:
+        return _query(
+            "select l.run_id, any_value(l.ground_truth) as ground_truth, count(distinct l.system) as engines "
+            "from marts.live_extraction_leaderboard l group by l.run_id order by l.run_id"
+        )
+    except (SnapshotUnavailable, duckdb.CatalogException):
+        return None
 
 
 def leaderboard(run_id: str, vertical: str) -> pd.DataFrame:
@@ -71,10 +76,8 @@ def urls(run_id: str) -> list[str]:
 
 def anchors(run_id: str, url: str) -> pd.DataFrame:
     return _query(
-        "select a.anchor_index, a.anchor, a.confirmed_by, a.consensus_rule_version "
-        "from intermediate.int_live_extraction_anchors a join marts.fct_live_extraction_pages p "
-        "on a.run_id = p.run_id and a.item_id = p.item_id where a.run_id = ? and p.url = ? "
-        "group by all order by a.anchor_index",
+        "select anchor_index, anchor, confirmed_by, consensus_rule_version "
+        "from marts.fct_live_extraction_anchors where run_id = ? and url = ? order by anchor_index",
         run_id,
         url,
     )

@@ -9,12 +9,8 @@ import streamlit as st
 from app import data, live_data, ui
 
 st.title("Live-URL extraction")
-ui.require_snapshot()
 
-try:
-    runs = live_data.live_runs()
-except Exception:  # the snapshot predates the live marts
-    runs = None
+runs = live_data.live_runs()  # None when there is no snapshot or it predates the live marts
 if runs is None or runs.empty:
     ui.stop_with(
         "No live-URL run in the snapshot yet. Run `bench demo` or `bench run extraction --urls FILE`."
@@ -23,7 +19,7 @@ if runs is None or runs.empty:
 run_id = st.selectbox(
     "Run",
     list(runs["run_id"]),
-    format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'dataset_name']}",
+    format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'engines']} engines",
     key="live_run",
 )
 vertical = st.selectbox("Vertical", live_data.verticals(run_id), key="live_vertical")

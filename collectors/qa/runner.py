@@ -337,9 +337,7 @@ class _QaStages(RunStages[Unit]):
         A stage returning None appended nothing and ends the unit for this invocation (the
         lane or the run stopped); the unit's state is re-read before every stage."""
         selected, lane, attempt = unit_key
-        pending: list[Payload] = []
-        if selected.question.item_id not in self.state.registered:
-            pending.append(question_registered(selected, self.plan.dataset.dataset.sha256))
+        pending = self.registration(selected)
         for due, run in self.STAGES:
             if not due(self, self.unit(selected, lane, attempt), lane):
                 continue
@@ -348,18 +346,27 @@ class _QaStages(RunStages[Unit]):
             envelopes = await run(self, selected, lane, attempt)
             if envelopes is None:
                 return
-            if pending or envelopes:
-                await ctx.append(*pending, *envelopes)
+            await ctx.append(*pending, *envelopes)
             pending = []
-            unit = self.unit(selected, lane, attempt)
-            if unit.search_class == "auth":
-                self.abort_lane(lane, unit.search["payload"]["status_code"])
+            if self.ended(self.unit(selected, lane, attempt), lane):
                 return
-            if ctx.stopped:
-                return
-        if pending:
-            await ctx.append(*pending)
-        unit = self.unit(selected, lane, attempt)
+        await ctx.append(*pending)
+        self.count(self.unit(selected, lane, attempt), lane)
+
+    def registration(self, selected: SelectedQuestion) -> list[Payload]:
+        """question_registered, once per question: it goes out with the unit's first append."""
+        if selected.question.item_id in self.state.registered:
+            return []
+        return [question_registered(selected, self.plan.dataset.dataset.sha256)]
+
+    def ended(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        """After a stage: a search refused the key (abort the lane) or the run stopped."""
+        if unit.search_class == "auth":
+            self.abort_lane(lane, unit.search["payload"]["status_code"])
+            return True
+        return self.ctx.stopped
+
+    def count(self, unit: UnitAttempt, lane: QaLane) -> None:
         if self.unit_complete(unit, lane):
             if unit.outcome == "failed":
                 self.failed += 1

@@ -59,6 +59,8 @@ class RunContext:
     async def append(self, *items: Payload | Envelope) -> list[Envelope]:
         """Durably write (group commit with concurrent units), in order, then fold into the
         family's state. Returns the envelopes written."""
+        if not items:
+            return []
         assert self._sink is not None, "append is only possible while the run is open"
         envelopes = [item if isinstance(item, Envelope) else self.event(item) for item in items]
         await asyncio.gather(*(self._sink.append(envelope) for envelope in envelopes))
@@ -179,35 +181,12 @@ async def run_kernel_async(
 
     if on_progress:
         on_progress(0, total)
-    finished = False
     async with contextlib.AsyncExitStack() as stack:
         for resource in stages.resources():
             await stack.enter_async_context(resource)
         writer = stack.enter_context(log.writer())
-        ctx._sink = sink = EventSink(writer)
-        try:
-            opening = stages.opening()
-            if opening:
-                await ctx.append(*opening)
-            if max_in_flight == 1:
-                for unit in units:
-                    if ctx.stopped:
-                        break
-                    await stages.process(unit, ctx)
-                    progressed(unit)
-            else:
-                await _run_concurrently(stages, units, ctx, max_in_flight, progressed)
-        except BaseException:
-            # Crash or Ctrl-C: whatever was handed to the sink still reaches the disk before
-            # the writer closes (the exit stack), then the exception propagates.
-            await sink.drain()
-            raise
-        await sink.drain()
-        if not ctx.stopped:
-            closing = stages.closing(elapsed())
-            if closing is not None:
-                await ctx.append(closing)
-                finished = True
+        ctx._sink = EventSink(writer)
+        finished = await _open_run_close(stages, units, ctx, max_in_flight, progressed, elapsed)
         appended = writer.appended
     return KernelResult(
         already_finished=False,
@@ -218,6 +197,41 @@ async def run_kernel_async(
         finished=finished,
         spent_usd=ctx.spent_usd,
     )
+
+
+async def _open_run_close(
+    stages: RunStages[Any],
+    units: list[Any],
+    ctx: RunContext,
+    max_in_flight: int | None,
+    progressed: Callable[[Any], None],
+    elapsed: Callable[[], float],
+) -> bool:
+    """Opening facts, every unit, then RunFinished unless stopped; True when it finished."""
+    assert ctx._sink is not None
+    try:
+        await ctx.append(*stages.opening())
+        if max_in_flight == 1:
+            for unit in units:
+                if ctx.stopped:
+                    break
+                await stages.process(unit, ctx)
+                progressed(unit)
+        else:
+            await _run_concurrently(stages, units, ctx, max_in_flight, progressed)
+    except BaseException:
+        # Crash or Ctrl-C: whatever was handed to the sink still reaches the disk before
+        # the writer closes (the caller's exit stack), then the exception propagates.
+        await ctx._sink.drain()
+        raise
+    await ctx._sink.drain()
+    if ctx.stopped:
+        return False
+    closing = stages.closing(elapsed())
+    if closing is None:
+        return False
+    await ctx.append(closing)
+    return True
 
 
 async def _run_concurrently(

@@ -190,10 +190,14 @@ class LoopbackSite:
         """The article with ~huge_bytes of inline application state (a framework's hydration
         blob, the usual reason a real page weighs megabytes) before </body>."""
         page = self.article_html(item_id)
-        record = b'{"id":12345,"sku":"A-000","tags":["promo","sidebar"],"html":"\\u003cdiv\\u003e"},'
-        blob = b'<script id="__STATE__" type="application/json">[' + record * max(
-            1, (self.huge_bytes - len(page)) // len(record)
-        ) + b"{}]</script>"
+        record = (
+            b'{"id":12345,"sku":"A-000","tags":["promo","sidebar"],"html":"\\u003cdiv\\u003e"},'
+        )
+        blob = (
+            b'<script id="__STATE__" type="application/json">['
+            + record * max(1, (self.huge_bytes - len(page)) // len(record))
+            + b"{}]</script>"
+        )
         return page.replace(b"</body>", blob + b"</body>", 1) if b"</body>" in page else page + blob
 
     def latin1_html(self, item_id: str) -> bytes:
@@ -227,6 +231,7 @@ class LoopbackSite:
 
     def write_corpus(self, path: Path) -> Path:
         path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["url", "vertical", "render"])

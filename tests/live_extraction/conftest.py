@@ -18,14 +18,17 @@ from collectors.testing.loopback_site import LoopbackSite
 from warehouse.events import Envelope
 from warehouse.log import EventLog
 
-DBT_TESTS = Path(__file__).resolve().parent.parent / "dbt"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DBT_TESTS = REPO_ROOT / "tests" / "dbt"
 sys.path.insert(0, str(DBT_TESTS))
 from dbt_harness import run_dbt  # noqa: E402
 from raw_events_fixture import insert_events  # noqa: E402
 
 LOCAL = ["trafilatura", "readability-lxml", "html-text"]
 ALL_ENGINES = [*LOCAL, *VENDOR_ENGINES]
-LIVE_MARTS = "+live_extraction_leaderboard +live_extraction_hygiene"
+LIVE_MARTS = (
+    "+live_extraction_leaderboard +live_extraction_hygiene fct_live_extraction_anchors dim_events"
+)
 
 
 @dataclass
