@@ -297,12 +297,7 @@ class _LiveStages(RunStages[_UrlWork]):
         fetch_event_id: str,
     ) -> LiveExtractionRecorded:
         common = {
-            "item_id": item.item_id,
-            "url": item.url,
-            "system": ref.name,
-            "system_version": ref.version,
-            "settings": ref.settings,
-            "attempt": 1,
+            **_unit_fields(item, ref),
             "target_status_code": fetched.status_code,
             "final_url": fetched.final_url,
             "redirect_chain": fetched.redirect_chain,
@@ -355,12 +350,7 @@ class _LiveStages(RunStages[_UrlWork]):
         raw = ctx.event(outcome.payload)
         timings = outcome.payload.timings
         common = {
-            "item_id": item.item_id,
-            "url": item.url,
-            "system": ref.name,
-            "system_version": ref.version,
-            "settings": ref.settings,
-            "attempt": 1,
+            **_unit_fields(item, ref),
             "render_requested": render,
             "latency_ms": timings.round_trip_ms
             if timings.round_trip_ms is not None
@@ -401,6 +391,18 @@ class _LiveStages(RunStages[_UrlWork]):
             self.failed += 1
         else:
             self.extracted += 1
+
+
+def _unit_fields(item: LiveUrl, ref: SystemRef) -> dict[str, Any]:
+    """What identifies one (URL, engine) terminal event (one attempt: failures are facts)."""
+    return {
+        "item_id": item.item_id,
+        "url": item.url,
+        "system": ref.name,
+        "system_version": ref.version,
+        "settings": ref.settings,
+        "attempt": 1,
+    }
 
 
 def read_live_state(log: EventLog, run_id: str) -> LiveRunState:
