@@ -127,10 +127,15 @@ def test_consensus_anchors_equal_a_plain_python_oracle(live_build):
     assert with_anchors == {site.url(p) for p in site.pages if p.kind in content_kinds}
 
 
-def test_rescoring_the_consensus_rule_needs_no_fetch(live_build, tmp_path):
+def test_rescoring_the_consensus_rule_and_the_composite_needs_no_fetch(live_build, tmp_path):
     before = sum(1 for _ in live_build.log.read())
     strict = {**CONSENSUS, "version": "consensus-strict", "min_engines": 4}
-    db_path = build_marts(live_build.log, tmp_path / "strict", {"live_consensus_rule": strict})
+    weights = {"completeness": 0.5, "success": 0.5, "f1": 0.0, "latency": 0.0, "throughput": 0.0}
+    db_path = build_marts(
+        live_build.log,
+        tmp_path / "strict",
+        {"live_consensus_rule": strict, "extraction_weights": weights},
+    )
     assert sum(1 for _ in live_build.log.read()) == before  # nothing fetched, nothing appended
     import duckdb
 
@@ -144,11 +149,18 @@ def test_rescoring_the_consensus_rule_needs_no_fetch(live_build, tmp_path):
                 "select distinct ground_truth from marts.fct_live_extraction_pages"
             ).fetchall()
         }
+        board = con.execute(
+            "select composite, completeness, useful_success_rate, weight_completeness, weight_f1 "
+            "from marts.live_extraction_leaderboard"
+        ).fetchall()
     assert mart_anchors(rows) == oracle_anchors(live_build, strict)
     assert ground_truth == {"consensus:consensus-strict"}
     assert len(rows) < len(
         live_build.rows("select * from intermediate.int_live_extraction_anchors")
     )
+    for composite, completeness, useful, w_completeness, w_f1 in board:
+        assert (w_completeness, w_f1) == (0.5, 0.0)
+        assert composite == pytest.approx(0.5 * (completeness or 0) + 0.5 * (useful or 0))
 
 
 def test_cost_per_1k_useful_successes_is_the_formula(live_build):
