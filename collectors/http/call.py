@@ -35,7 +35,6 @@ from tenacity.wait import wait_base
 from collectors.http.client import ProviderClient
 from collectors.http.model import CallOutcome, ErrorClass, LaneAborted, ProviderRequest
 from collectors.http.policy import (
-    LANE_ABORT_STATUSES,
     REJECTED_STATUSES,
     CallPolicy,
     parse_retry_after,
@@ -87,6 +86,8 @@ class Channel:
     vendor_request_id: RequestIdReader = request_id_from_headers
     kept_headers: frozenset[str] = KEPT_HEADERS
     expects_json: bool = True
+    # A lane's check of a parsed 2xx body: None when it is a result, else why it is a failure.
+    body_failure: Callable[[Any], str | None] | None = None
     timeout: httpx.Timeout = field(init=False)
     _requests: RequestBuilder = field(init=False, repr=False, compare=False)
 
@@ -263,7 +264,7 @@ def _classify(
         if not channel.expects_json:
             return _Received(status, response.headers, text, None)
         try:
-            return _Received(status, response.headers, text, json.loads(text))
+            document = json.loads(text)
         except ValueError:
             state.malformed_bodies += 1
             raise _AttemptFailed(
@@ -273,9 +274,28 @@ def _classify(
                 status=status,
                 body=text,
             ) from None
-    if status in LANE_ABORT_STATUSES:
-        error_class, retryable = ErrorClass.AUTH, False
-    elif status in REJECTED_STATUSES:
+        failure = channel.body_failure(document) if channel.body_failure else None
+        if failure is not None:
+            # A 2xx the vendor itself marks as failed (Firecrawl `success: false`): retried like
+            # a 5xx, and a failure (not landed) when it persists.
+            raise _AttemptFailed(
+                ErrorClass.VENDOR_FAILED,
+                channel.redactor.text(f"HTTP {status} reports failure: {failure}"),
+                retryable=True,
+                status=status,
+                body=text,
+            )
+        return _Received(status, response.headers, text, document)
+    abort_reason = channel.policy.abort_reason(status)
+    if abort_reason is not None:
+        raise _AttemptFailed(
+            ErrorClass.AUTH,
+            f"HTTP {status} ({abort_reason})",
+            retryable=False,
+            status=status,
+            body=text,
+        )
+    if status in REJECTED_STATUSES:
         error_class, retryable = ErrorClass.REJECTED, False
     elif channel.policy.is_retryable_status(status):
         error_class = ErrorClass.RATE_LIMITED if status == 429 else ErrorClass.HTTP_STATUS

@@ -47,5 +47,18 @@ def normalise(document: Any) -> list[Chunk]:
     )
 
 
+def body_failure(document: Any) -> str | None:
+    """A 200 without `success: true` is a failed search, not zero results: firecrawl-py v2
+    `methods/search.py` raises on `not response_data.get("success")` (a missing flag too), with
+    the body's `error` (and `code`) as the message."""
+    if isinstance(document, dict) and document.get("success"):
+        return None
+    if not isinstance(document, dict):
+        return "body is not a JSON object"
+    error = document.get("error") or "success is not true"
+    code = document.get("code")
+    return f"{error} ({code})" if code else str(error)
+
+
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "id") or request_id_from_headers(headers, document)

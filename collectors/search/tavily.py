@@ -20,6 +20,12 @@ BASE_URL = "https://api.tavily.com"
 SEARCH_PATH = "/search"
 NORMALIZER_VERSION = "tavily_search@1"
 PRICE_USD_PER_1K = 8.00  # 1 credit x $0.008, basic and fast alike
+# Tavily's own statuses for a key that cannot go on: every further call fails the same way, so
+# the lane stops (error_class "auth", like a 402) instead of logging 500 landed non-answers.
+ABORT_STATUSES = (
+    (432, "Tavily: plan usage limit exceeded (out of credits)"),
+    (433, "Tavily: pay-as-you-go limit exceeded"),
+)
 
 
 def build_request(
