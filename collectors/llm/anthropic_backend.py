@@ -13,6 +13,7 @@ import time
 import anthropic
 import httpx2
 
+from collectors.http.vendor_truth import SdkCheck
 from collectors.llm.base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -26,6 +27,12 @@ from collectors.llm.base import (
 from warehouse.events import LlmCallRecord
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
+SDK_CHECKED = SdkCheck(
+    package="anthropic",
+    version="2.14.0",
+    docs="https://docs.anthropic.com/en/api/messages",
+    checked_on="2026-12-01",
+)
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 

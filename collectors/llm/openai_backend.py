@@ -21,6 +21,7 @@ import time
 import httpx2
 import openai
 
+from collectors.http.vendor_truth import SdkCheck
 from collectors.llm.base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -35,6 +36,12 @@ from collectors.llm.base import (
 from warehouse.events import LlmCallRecord
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
+SDK_CHECKED = SdkCheck(
+    package="openai",
+    version="3.57.0",
+    docs="https://platform.openai.com/docs/api-reference/chat/create",
+    checked_on="2026-12-01",
+)
 COMPATIBLE_KEY_ENV = "OPENAI_COMPATIBLE_API_KEY"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Local servers (Ollama, llama.cpp) accept any key; the SDK insists on one.

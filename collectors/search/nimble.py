@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import (
     body_string,
     join_snippets,
@@ -23,6 +24,14 @@ from collectors.search.common import (
 from warehouse.events import Chunk
 
 PROVIDER = "nimble"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECKED = SdkCheck(
+    package="nimble-python",
+    version="1.6.0",
+    docs="https://docs.nimbleway.com/api-reference/search/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "NIMBLE_API_KEY"
 BASE_URL = "https://sdk.nimbleway.com"
 SEARCH_PATH = "/v2/search"

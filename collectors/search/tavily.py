@@ -11,10 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import body_string, objects_at, ranked_chunks, string
 from warehouse.events import Chunk
 
 PROVIDER = "tavily"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECKED = SdkCheck(
+    package="tavily-python",
+    version="0.8.5",
+    docs="https://docs.tavily.com/documentation/api-reference/endpoint/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "TAVILY_API_KEY"
 BASE_URL = "https://api.tavily.com"
 SEARCH_PATH = "/search"

@@ -128,6 +128,7 @@ class ReceivedRequest:
 class _State:
     keys: dict[str, str]
     record: bool
+    root_provider: str | None = None
     queued: dict[str, deque[Fault | None]] = field(default_factory=dict)
     permanent: dict[str, Fault] = field(default_factory=dict)
     requests: list[ReceivedRequest] = field(default_factory=list)
@@ -148,10 +149,20 @@ class _State:
 
 
 class FakeVendorServer:
-    def __init__(self, *, keys: dict[str, str] | None = None, record: bool = True):
+    def __init__(
+        self,
+        *,
+        keys: dict[str, str] | None = None,
+        record: bool = True,
+        root_provider: str | None = None,
+    ):
         """`keys`: provider -> the only key accepted (others get 401); any non-empty key is
-        accepted for providers not listed. `record=False` skips request recording."""
-        self._state = _State(keys=dict(keys or {}), record=record)
+        accepted for providers not listed. `record=False` skips request recording.
+        `root_provider`: the vendor served at unprefixed paths too, for an SDK that ignores the
+        path of its base URL (firecrawl-py joins "/v2/search" to the host)."""
+        if root_provider is not None and root_provider not in SEARCH_ENDPOINTS:
+            raise ValueError(f"unknown provider {root_provider!r}")
+        self._state = _State(keys=dict(keys or {}), record=record, root_provider=root_provider)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -256,6 +267,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         provider, _, vendor_path = path.lstrip("/").partition("/")
+        if provider not in SEARCH_ENDPOINTS and self.state.root_provider is not None:
+            provider, vendor_path = self.state.root_provider, path.lstrip("/")
         provider = provider if provider in SEARCH_ENDPOINTS else None
         if self.state.record:
             received = ReceivedRequest(
