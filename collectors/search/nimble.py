@@ -3,7 +3,9 @@
 Body: query, max_results, search_depth, include_answer=false (the answer is synthesised by us,
 the same way for every lane). Chunk text = `description` (or `content` when the description is
 empty), then each of `extra_snippets`, one per line. `content` is the full page only when
-`full_content` is requested, which this snippet lane never does.
+`full_content` is requested, which this snippet lane never does. nimble-python 1.6.0's `Result`
+model has no `extra_snippets` (url, title, description, content, metadata, additional_data):
+they are read only if the API sends them anyway.
 """
 
 from __future__ import annotations
