@@ -22,6 +22,7 @@ from collectors.llm.base import (
     PromptRef,
     api_key_from_env,
     as_messages,
+    recorded_exchange,
     truncate,
 )
 from warehouse.events import LlmCallRecord
@@ -51,6 +52,7 @@ class AnthropicBackend:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.max_retries = max_retries
         key = api_key_from_env(API_KEY_ENV)
+        self._secrets = (key,)
         self._client = anthropic.Anthropic(
             api_key=key,
             base_url=self.base_url,
@@ -93,12 +95,14 @@ class AnthropicBackend:
         extra = {"temperature": temperature} if temperature is not None else None
         started = time.perf_counter()
         try:
-            message = self._client.messages.create(**body, extra_body=extra)  # type: ignore[arg-type]
+            raw = self._client.messages.with_raw_response.create(**body, extra_body=extra)  # type: ignore[arg-type]
+            message = raw.parse()
         except anthropic.APIStatusError as exc:
             raise self._error(exc, model, body, temperature, started) from None
         except anthropic.APIConnectionError as exc:
             raise self._error(exc, model, body, temperature, started) from None
         latency_ms = (time.perf_counter() - started) * 1000
+        sent, raw_body = recorded_exchange(raw.http_request, raw.http_response.text, self._secrets)
         text = "".join(
             block.text for block in message.content if getattr(block, "type", "") == "text"
         )
@@ -116,6 +120,8 @@ class AnthropicBackend:
             output_tokens=getattr(usage, "output_tokens", None),
             vendor_request_id=message._request_id or message.id,
             latency_ms=latency_ms,
+            request=sent,
+            raw_body=raw_body,
         )
 
     def _error(

@@ -31,6 +31,7 @@ from collectors.llm.base import (
     PromptRef,
     api_key_from_env,
     as_messages,
+    recorded_exchange,
     truncate,
 )
 from warehouse.events import LlmCallRecord
@@ -95,6 +96,7 @@ class OpenAIBackend:
             key = (
                 api_key_from_env(COMPATIBLE_KEY_ENV, required=False) or LOCAL_SERVER_PLACEHOLDER_KEY
             )
+        self._secrets = (key,)
         self._client = openai.OpenAI(
             api_key=key,
             base_url=self.base_url,
@@ -126,10 +128,12 @@ class OpenAIBackend:
         }
         started = time.perf_counter()
         try:
-            completion = self._client.chat.completions.create(**body)  # type: ignore[arg-type]
+            raw = self._client.chat.completions.with_raw_response.create(**body)  # type: ignore[arg-type]
+            completion = raw.parse()
         except (openai.APIStatusError, openai.APIConnectionError) as exc:
             raise self._error(exc, model, body, started) from None
         latency_ms = (time.perf_counter() - started) * 1000
+        sent, raw_body = recorded_exchange(raw.http_request, raw.http_response.text, self._secrets)
         if not completion.choices:
             raise LlmCallError(
                 message="the response has no choices",
@@ -155,6 +159,8 @@ class OpenAIBackend:
             output_tokens=getattr(usage, "completion_tokens", None),
             vendor_request_id=completion._request_id or completion.id,
             latency_ms=latency_ms,
+            request=sent,
+            raw_body=raw_body,
         )
 
     def _request(self, body: dict) -> dict:

@@ -208,3 +208,32 @@ def test_role_specs(fake_llm, keys, tmp_path):
         "/v1"
     )
     assert isinstance(build_relevance_judge("anthropic:claude-x"), UmbrelaJudge)
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_record_keeps_the_request_as_sent_and_the_raw_response(fake_llm, keys, kind):
+    import json
+
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    record = backend.complete(
+        "Gold target: x", prompt=PROMPT, model="m-1", temperature=0.0, max_tokens=32, system="s"
+    )
+    (call,) = fake_llm.calls
+    sent = record.request
+    assert sent.method == "POST" and sent.url == f"{fake_llm.base_url}{call.path}"
+    assert sent.body == call.body  # every message and parameter, exactly as on the wire
+    auth = "x-api-key" if kind == "anthropic" else "authorization"
+    assert call.headers[auth].endswith(CANARY) and sent.headers[auth] == "[REDACTED]"
+    raw = json.loads(record.raw_body)
+    assert raw["model"] == "m-1" and ("content" in raw or "choices" in raw)
+    assert CANARY not in record.model_dump_json()
+
+
+@pytest.mark.parametrize("model", ["gpt-5.1", "o3"])
+def test_reasoning_model_record_shows_the_parameters_actually_sent(fake_llm, keys, model):
+    backend = OpenAIBackend(base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    record = backend.complete("q", prompt=PROMPT, model=model, temperature=0.0, max_tokens=64)
+    assert record.request.body["max_completion_tokens"] == 64
+    assert "max_tokens" not in record.request.body and "temperature" not in record.request.body
+    assert record.temperature is None
