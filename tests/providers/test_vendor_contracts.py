@@ -22,7 +22,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -351,3 +351,80 @@ def test_the_fakes_responses_validate_against_the_sdk_models(provider):
         from firecrawl.v2.types import SearchResultWeb
 
         [SearchResultWeb.model_validate(r) for r in results]
+
+
+# --- our request bodies validate against the SDKs' own request types -----------------------------
+
+
+def _our_body(lane: str) -> dict[str, Any]:
+    spec = LANES[lane]
+    return spec.build_request(spec.base_url, KEY, QUESTION, spec.max_results).json_body
+
+
+def _typed_dict_check(params: type, body: dict[str, Any]) -> None:
+    from pydantic import TypeAdapter
+
+    assert set(body) <= set(params.__annotations__), set(body) - set(params.__annotations__)
+    TypeAdapter(params).validate_python(body, strict=True)  # Literal values, types, nesting
+
+
+def _literal_values(function: Callable, argument: str) -> set[str]:
+    import typing
+
+    hint = typing.get_type_hints(function)[argument]
+    values: set[str] = set()
+    for member in (hint, *typing.get_args(hint)):
+        if typing.get_origin(member) is Literal:
+            values |= set(typing.get_args(member))
+    return values
+
+
+@pytest.mark.parametrize("lane", ["parallel_search_basic", "parallel_search_turbo"])
+def test_parallel_body_validates_against_client_search_params(lane):
+    from parallel.types.client_search_params import ClientSearchParams
+
+    _typed_dict_check(ClientSearchParams, _our_body(lane))
+
+
+def test_nimble_body_validates_against_client_search_params():
+    from nimble_python.types.client_search_params import ClientSearchParams
+
+    _typed_dict_check(ClientSearchParams, _our_body("nimble_search"))
+
+
+def test_firecrawl_body_validates_against_search_request():
+    from firecrawl.v2.methods.search import _validate_search_request
+    from firecrawl.v2.types import SearchRequest
+
+    body = _our_body("firecrawl_search")
+    request = SearchRequest.model_validate(body)
+    _validate_search_request(request)  # the SDK's own limits (limit <= 100, timeout <= 300 s)
+    assert set(body) <= set(request.model_fields_set)
+
+
+@pytest.mark.parametrize("lane", ["exa_search_auto", "exa_search_fast"])
+def test_exa_body_validates_against_the_sdks_search_options(lane):
+    from exa_py.api import SEARCH_OPTIONS_TYPES, SearchType, to_snake_case, validate_search_options
+
+    body = _our_body(lane)
+    options = to_snake_case(body)  # the SDK validates snake_case options, then camelCases them
+    validate_search_options(options, SEARCH_OPTIONS_TYPES)
+    assert body["type"] in typing_args(SearchType)
+
+
+def typing_args(alias: Any) -> tuple:
+    import typing
+
+    return typing.get_args(alias)
+
+
+@pytest.mark.parametrize("lane", ["tavily_search_basic", "tavily_search_fast"])
+def test_tavily_body_uses_the_sdks_parameter_names_and_values(lane):
+    import inspect
+
+    from tavily import TavilyClient
+
+    body = _our_body(lane)
+    parameters = inspect.signature(TavilyClient.search).parameters
+    assert set(body) <= set(parameters), set(body) - set(parameters)
+    assert body["search_depth"] in _literal_values(TavilyClient.search, "search_depth")
