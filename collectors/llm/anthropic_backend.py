@@ -23,6 +23,7 @@ from collectors.llm.base import (
     api_key_from_env,
     as_messages,
     recorded_exchange,
+    sent_request,
     truncate,
 )
 from warehouse.events import LlmCallRecord
@@ -144,7 +145,7 @@ class AnthropicBackend:
                 raw_body=truncate(exc.response.text),
                 vendor_request_id=exc.response.headers.get("request-id"),
                 latency_ms=latency_ms,
-                request=request,
+                request=sent_request(exc, self._secrets, request),
             )
         return LlmCallError(
             message=str(exc) or type(exc).__name__,
@@ -152,5 +153,5 @@ class AnthropicBackend:
             model=model,
             error_class="timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection",
             latency_ms=latency_ms,
-            request=request,
+            request=sent_request(exc, self._secrets, request),
         )

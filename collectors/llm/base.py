@@ -119,3 +119,13 @@ def recorded_exchange(
         http_request.method, str(http_request.url), http_request.headers, body
     )
     return recorded, redactor.text(response_text)
+
+
+def sent_request(exc: Exception, secrets: Iterable[str | None], fallback: dict) -> dict[str, Any]:
+    """A failed SDK call's request as the SDK sent it (method, url, headers, body; redacted),
+    or `fallback` (what we asked the SDK to send) when the error carries no request."""
+    http_request = getattr(exc, "request", None)
+    if http_request is None or not hasattr(http_request, "content"):
+        return fallback
+    recorded, _ = recorded_exchange(http_request, "", secrets)
+    return recorded.model_dump(mode="json")

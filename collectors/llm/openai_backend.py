@@ -32,6 +32,7 @@ from collectors.llm.base import (
     api_key_from_env,
     as_messages,
     recorded_exchange,
+    sent_request,
     truncate,
 )
 from warehouse.events import LlmCallRecord
@@ -143,7 +144,8 @@ class OpenAIBackend:
                 status_code=200,
                 vendor_request_id=completion._request_id or completion.id,
                 latency_ms=latency_ms,
-                request=self._request(body),
+                raw_body=truncate(raw_body),
+                request=sent.model_dump(mode="json"),
             )
         usage = completion.usage
         return LlmCallRecord(
@@ -179,7 +181,7 @@ class OpenAIBackend:
                 raw_body=truncate(exc.response.text),
                 vendor_request_id=exc.response.headers.get("x-request-id"),
                 latency_ms=latency_ms,
-                request=self._request(body),
+                request=sent_request(exc, self._secrets, self._request(body)),
             )
         return LlmCallError(
             message=str(exc) or type(exc).__name__,
@@ -187,5 +189,5 @@ class OpenAIBackend:
             model=model,
             error_class="timeout" if isinstance(exc, openai.APITimeoutError) else "connection",
             latency_ms=latency_ms,
-            request=self._request(body),
+            request=sent_request(exc, self._secrets, self._request(body)),
         )

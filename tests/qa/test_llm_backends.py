@@ -237,3 +237,16 @@ def test_reasoning_model_record_shows_the_parameters_actually_sent(fake_llm, key
     assert record.request.body["max_completion_tokens"] == 64
     assert "max_tokens" not in record.request.body and "temperature" not in record.request.body
     assert record.temperature is None
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_rejected_call_keeps_the_request_the_sdk_sent(fake_llm, keys, kind):
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    fake_llm.add_faults(400)
+    with pytest.raises(LlmCallError) as err:
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    (call,) = fake_llm.calls
+    sent = err.value.request
+    assert sent["body"] == call.body and sent["url"] == f"{fake_llm.base_url}{call.path}"
+    assert CANARY not in repr(sent) and "[REDACTED]" in sent["headers"].values()
