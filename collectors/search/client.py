@@ -25,6 +25,7 @@ from collectors.http import (
     CallOutcome,
     CallPolicy,
     Channel,
+    ErrorClass,
     LaneAborted,
     MissingApiKey,
     Redactor,
@@ -225,7 +226,10 @@ class SearchClient:
                 lane, "ok", f"HTTP {outcome.status_code}, {found} result(s)", outcome
             )
         payload = outcome.payload
-        status: PreflightStatus = "rejected" if payload.landed else "unreachable"
+        # A 200 the vendor marks as failed (Firecrawl `success: false`) came from a reachable
+        # host that refused the call: a rejection, not an unreachable host.
+        answered = payload.landed or payload.error_class == ErrorClass.VENDOR_FAILED
+        status: PreflightStatus = "rejected" if answered else "unreachable"
         return PreflightReport(
             lane, status, f"{payload.error_class}: {payload.error_message}", outcome
         )
