@@ -538,7 +538,7 @@ def _valyu_get(h: _ResearchHandler, request: dict, run_id: str):
 
 
 def _valyu_list(h: _ResearchHandler, request: dict):
-    return 200, {"success": True, "data": []}
+    return 200, []  # the SDK reads the body as the list itself
 
 
 def _youcom_task(h: _ResearchHandler, request: dict, task_id: str):
@@ -563,7 +563,7 @@ def _tavily_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
 
 def _tavily_submit(h: _ResearchHandler, request: dict):
     run = h._new_run("tavily", "tvly_")
-    return 201, _tavily_document(h, run, "queued")
+    return 200, _tavily_document(h, run, "queued")  # tavily-python accepts only 200
 
 
 def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
