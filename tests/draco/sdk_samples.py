@@ -78,7 +78,9 @@ def _unwrap(tp: Any) -> Any:
     while True:
         if get_origin(tp) is typing.Annotated:
             tp = get_args(tp)[0]
-        elif isinstance(tp, typing.TypeAliasType if hasattr(typing, "TypeAliasType") else ()) or (type(tp).__name__ == "TypeAliasType" and hasattr(tp, "__value__")):
+        elif isinstance(tp, typing.TypeAliasType if hasattr(typing, "TypeAliasType") else ()) or (
+            type(tp).__name__ == "TypeAliasType" and hasattr(tp, "__value__")
+        ):
             tp = tp.__value__
         elif get_origin(tp) in (typing.Required, typing.NotRequired):
             tp = get_args(tp)[0]

@@ -128,13 +128,13 @@ def test_a_404_where_a_list_was_expected_is_unexpected_not_ok(fake):
     fake.add_faults("openai", Fault.status(404))
     status, detail = preflight(fake, "openai_o4mini_deep_research")
     assert status == "unexpected"
-    assert "model o4-mini-deep-research → HTTP 404, expected [200]" in detail
+    assert "model o4-mini-deep-research → HTTP 404, expected HTTP [200]" in detail
 
 
 def test_an_unknown_run_probe_answered_200_is_unexpected(fake):
     fake.add_faults("parallel", Fault("status", code=200, body=b'{"run_id": "x"}'))
     status, detail = preflight(fake, "parallel_task_lite")
-    assert status == "unexpected" and "expected [404]" in detail
+    assert status == "unexpected" and "expected HTTP [404]" in detail
 
 
 def test_preflight_lanes_survives_a_transient_fault_and_refuses_a_bad_key(fake):
@@ -189,3 +189,12 @@ def test_a_vendor_without_a_free_check_is_reported_not_checked():
 
     assert asyncio.run(go()) == ("skipped", NOT_CHECKED)
     assert NOT_CHECKED == "not checked: any call starts a paid run"
+
+
+def test_an_unexpected_answer_does_not_print_the_vendors_body(fake):
+    # A vendor error may echo the key it was sent; the preflight detail is printed.
+    echo = f'{{"error": "Incorrect API key provided: {CANARY_KEYS["GEMINI_API_KEY"]}"}}'
+    fake.add_faults("gemini", Fault("status", code=404, body=echo.encode()))
+    status, detail = preflight(fake, "gemini_deep_research")
+    assert status == "unexpected"
+    assert_no_keys(detail)

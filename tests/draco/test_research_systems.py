@@ -673,7 +673,8 @@ def test_research_outside_the_context_manager_says_how(task, keys):
         ("cancelled", "failed"),
         ("incomplete", "failed"),
         ("budget_exceeded", "failed"),
-        ("requires_continuation", "failed"),
+        ("requires_continuation", "running"),
+        ("idle", "running"),
     ],
 )
 def test_gemini_statuses_terminal_or_not(status, phase):

@@ -144,9 +144,10 @@ class VendorApi:
         return request_id_from_headers(headers, document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe | None:
-        """The zero-cost request that checks the key before a run, or None when the vendor has
-        none (every call starts a paid run). Default for an async API: the status of a run id
-        that cannot exist, which only tells that the key was not refused."""
+        """The zero-cost request that checks the key before a run (a models or runs list, or
+        `unknown_run_probe`, whose 404 only tells that the key was not refused), or None when
+        the vendor has none: every call starts a paid run, so the lane is reported NOT_CHECKED.
+        Each vendor module says which it uses and why."""
         return None
 
 
@@ -326,7 +327,8 @@ class DrivenLane:
         answer = f"{probe.what} → HTTP {outcome.status_code}"
         if outcome.status_code in probe.ok_statuses:
             return "ok", f"key accepted ({answer})"
-        return "unexpected", f"{answer}, expected {sorted(probe.ok_statuses)}: {_describe(outcome)}"
+        # No response body in the detail: it is printed, and a vendor's error may echo the key.
+        return "unexpected", f"{answer}, expected HTTP {sorted(probe.ok_statuses)}"
 
     # --- one task -----------------------------------------------------------------------------
 

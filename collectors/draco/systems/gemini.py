@@ -8,9 +8,10 @@ changes (May 2026)" page.
   background: true}`; poll `GET /v1/interactions/{id}` every 10 s (<= 3,600 s [N-DR]). The
   path is the SDK's: its default API version for the Gemini Developer API is `v1`.
 - Statuses (the SDK's `InteractionStatus`): queued -> queued; in_progress, requires_action,
-  idle -> running; completed -> completed; failed, cancelled, incomplete, budget_exceeded,
-  requires_continuation -> failed (terminal: polling them again never changes them; the raw
-  document is in the log). `errors[].message` is the failure detail.
+  idle, requires_continuation -> running (the SDK says continuation of a background
+  interaction is server-managed); completed -> completed; failed, cancelled, incomplete,
+  budget_exceeded -> failed (terminal: polling them again never changes them; the raw document
+  is in the log). `errors[].message` is the failure detail.
 - Since 2026-05-26 an interaction carries `steps[]` (the legacy `outputs[]` was removed on
   2026-06-08). Report = the SDK's `output_text` rule: the text items of the trailing
   `model_output` steps (after the last user_input, thought steps skipped), concatenated as
@@ -64,12 +65,12 @@ _PHASES: dict[str, Phase] = {
     "in_progress": "running",
     "requires_action": "running",
     "idle": "running",
+    "requires_continuation": "running",  # server-managed for background interactions
     "completed": "completed",
     "failed": "failed",
     "cancelled": "failed",
     "incomplete": "failed",
     "budget_exceeded": "failed",
-    "requires_continuation": "failed",
 }
 
 
