@@ -648,3 +648,35 @@ def test_samples_fill_every_field_the_sdk_model_defines():
     deprecated = {n for n, f in Interaction.model_fields.items() if f.deprecated}
     assert set(document) == field_names(Interaction) - deprecated
     assert all(value is not None for value in document.values())
+
+
+# --- default hosts -----------------------------------------------------------------------------
+
+
+def _sdk_default_hosts() -> dict[str, str]:
+    from exa_py import Exa
+    from google import genai
+    from nimble_python import Nimble
+    from openai import OpenAI
+    from parallel import Parallel
+    from perplexity import Perplexity
+    from tavily import TavilyClient
+    from valyu import Valyu
+    from youdotcom.sdkconfiguration import SERVERS
+
+    return {
+        "exa": Exa(api_key=KEY).base_url,
+        "gemini": genai.Client(api_key=KEY)._api_client._http_options.base_url,
+        "nimble": str(Nimble(api_key=KEY).base_url),
+        "openai": str(OpenAI(api_key=KEY).base_url).removesuffix("/v1/"),
+        "parallel": str(Parallel(api_key=KEY).base_url),
+        "perplexity": str(Perplexity(api_key=KEY).base_url),
+        "tavily": TavilyClient(api_key=KEY).base_url,
+        "valyu": Valyu(api_key=KEY).base_url.removesuffix("/v1"),  # /v1 is in our paths
+        "youcom": SERVERS[0],
+    }
+
+
+def test_our_hosts_are_the_sdks_default_hosts():
+    ours = {m.PROVIDER: m.BASE_URL for m in MODULES}
+    assert {p: h.rstrip("/") for p, h in _sdk_default_hosts().items()} == ours
