@@ -82,6 +82,13 @@ def assert_same_request(ours, sdk_sent, auth: str, sdk_extra: frozenset[str] = f
 # --- versions ------------------------------------------------------------------------------
 
 
+def test_every_research_vendor_is_held_against_its_sdk():
+    from collectors.draco.systems import LANES, LOCAL_RAG
+
+    vendors = {spec.provider for spec in LANES.values() if spec.lane != LOCAL_RAG}
+    assert {m.PROVIDER for m in MODULES} == vendors and len(vendors) == 9
+
+
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 def test_installed_sdk_is_the_version_the_module_was_checked_against(module):
     check = module.SDK_CHECK
