@@ -464,9 +464,13 @@ class _Attempt:
                 outcome = await self._call(lane._poll_channel, request, poll_stage(self.polls))
             except LaneAborted as aborted:
                 auth_in_a_row += 1
-                if aborted.payload.status_code == 402 or auth_in_a_row > api.poll_auth_retries:
-                    raise
                 failures_in_a_row += 1  # recorded by _call; a transient refusal of one poll
+                if (
+                    aborted.payload.status_code == 402
+                    or auth_in_a_row > api.poll_auth_retries
+                    or failures_in_a_row >= schedule.max_consecutive_failures
+                ):
+                    raise
                 continue
             auth_in_a_row = 0
             if not outcome.completed:
