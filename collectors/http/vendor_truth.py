@@ -3,7 +3,7 @@ installed.
 
 A vendor module declares what its request builder and parser were held against:
 
-    SDK_CHECKED = SdkCheck(
+    SDK_CHECK = SdkCheck(
         package="exa-py",  # the distribution name on the package registry
         version="2.27.0",
         docs="https://exa.ai/docs/reference/search",
@@ -26,7 +26,7 @@ from datetime import date
 from importlib import metadata
 from types import ModuleType
 
-# Packages whose modules may declare SDK_CHECKED (the search lanes, the research systems, the
+# Packages whose modules may declare SDK_CHECK (the search lanes, the research systems, the
 # LLM backends).
 VENDOR_PACKAGES = ("collectors.search", "collectors.draco.systems", "collectors.llm")
 
@@ -63,7 +63,7 @@ class DeclaredCheck:
         return (
             f"{self.module}: checked against {self.check.package}=={self.check.version} "
             f"({self.check.docs}, {self.check.checked_on}) but {found}; re-check the client "
-            "against the SDK, then update SDK_CHECKED"
+            "against the SDK, then update SDK_CHECK"
         )
 
 
@@ -75,7 +75,7 @@ def declared_checks(packages: Iterable[str] = VENDOR_PACKAGES) -> list[DeclaredC
         except ModuleNotFoundError:
             continue
         for module in _modules(package):
-            checks = getattr(module, "SDK_CHECKED", ())
+            checks = getattr(module, "SDK_CHECK", ())
             for check in checks if isinstance(checks, tuple) else (checks,):
                 if isinstance(check, SdkCheck):
                     found.append(DeclaredCheck(module.__name__, check))

@@ -29,7 +29,7 @@ from collectors.llm.base import (
 from warehouse.events import LlmCallRecord
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="anthropic",
     version="2.14.0",
     docs="https://docs.anthropic.com/en/api/messages",

@@ -38,7 +38,7 @@ from collectors.llm.base import (
 from warehouse.events import LlmCallRecord
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="openai",
     version="3.57.0",
     docs="https://platform.openai.com/docs/api-reference/chat/create",

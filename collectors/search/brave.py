@@ -6,7 +6,7 @@ quoted titles as exact-match operators and empties ~12 % of the set). Chunk text
 highlighting removed and entities decoded. Request id: not documented; a response header is
 kept if one is sent.
 
-Brave publishes no official Python SDK (so no SDK_CHECKED record): the request and parser are
+Brave publishes no official Python SDK (so no SDK_CHECK record): the request and parser are
 held against the documented examples of the Web Search API reference
 (https://api-dashboard.search.brave.com/app/documentation/web-search/query), as of 2026-12-01,
 in tests/providers/test_search_clients.py.

@@ -19,7 +19,7 @@ from warehouse.events import Chunk
 PROVIDER = "exa"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="exa-py",
     version="2.27.0",
     docs="https://docs.exa.ai/reference/search",

@@ -19,7 +19,7 @@ from warehouse.events import Chunk
 PROVIDER = "firecrawl"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="firecrawl-py",
     version="4.54.0",
     docs="https://docs.firecrawl.dev/api-reference/endpoint/search",

@@ -28,7 +28,7 @@ from warehouse.events import Chunk
 PROVIDER = "nimble"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="nimble-python",
     version="1.6.0",
     docs="https://docs.nimbleway.com/api-reference/search/search",

@@ -25,7 +25,7 @@ from warehouse.events import Chunk
 PROVIDER = "parallel"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="parallel-web",
     version="1.3.7",
     docs="https://docs.parallel.ai/api-reference/search/search",

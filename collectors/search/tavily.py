@@ -18,7 +18,7 @@ from warehouse.events import Chunk
 PROVIDER = "tavily"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECKED = SdkCheck(
+SDK_CHECK = SdkCheck(
     package="tavily-python",
     version="0.8.5",
     docs="https://docs.tavily.com/documentation/api-reference/endpoint/search",

@@ -1,5 +1,5 @@
 """Our search clients held against the vendors' own SDKs (installed as dev dependencies, versions
-recorded in each vendor module's SDK_CHECKED and enforced by test_vendor_truth.py).
+recorded in each vendor module's SDK_CHECK and enforced by test_vendor_truth.py).
 
 For every search lane whose vendor ships a Python SDK:
 

@@ -29,6 +29,8 @@ def test_every_search_vendor_with_an_sdk_and_both_llm_backends_declare_a_check()
     assert {spec.provider for spec in LANES.values()} - set(SEARCH_SDKS) == {"brave"}
     assert by_module["collectors.llm.openai_backend"] == "openai"
     assert by_module["collectors.llm.anthropic_backend"] == "anthropic"
+    research = {m for m in by_module if m.startswith("collectors.draco.systems.")}
+    assert len(research) == 9  # the research vendors use the same record
 
 
 def test_a_different_installed_version_is_reported_with_what_to_do():
