@@ -5,20 +5,14 @@ module's requests and parsers against that SDK's own types and wire format, and 
 installed SDK version differs from the recorded one, so a bump forces a re-check (and a new
 date here). The collectors never import an SDK: they are development dependencies only.
 
-(Minimal on purpose: the search lanes keep an equivalent record; the two can be unified.)
+One record type for every vendor module (search lanes, research systems, LLM backends):
+`collectors.http.vendor_truth.SdkCheck`; tests/providers/test_vendor_truth.py checks them all.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class SdkCheck:
-    package: str  # the distribution name on the package registry
-    version: str  # exactly the version the module was checked against
-    docs: str  # the vendor docs page read alongside the SDK source
-    checked_on: str  # ISO date of the check
-
+from collectors.http.vendor_truth import SdkCheck
 
 CHECKED_ON = "2026-12-01"
+
+__all__ = ["CHECKED_ON", "SdkCheck"]
