@@ -362,7 +362,7 @@ class _QaStages(RunStages[Unit]):
     def ended(self, unit: UnitAttempt, lane: QaLane) -> bool:
         """After a stage: a search refused the key (abort the lane) or the run stopped."""
         if unit.search_class == "auth":
-            self.abort_lane(lane, unit.search["payload"]["status_code"])
+            self.abort_lane(lane, unit.search["payload"].get("error_message"))
             return True
         return self.ctx.stopped
 
@@ -373,11 +373,12 @@ class _QaStages(RunStages[Unit]):
             else:
                 self.completed += 1
 
-    def abort_lane(self, lane: QaLane, status: int | None) -> None:
+    def abort_lane(self, lane: QaLane, reason: str | None) -> None:
+        # The payload's message names the reason (key rejected, credits, plan limit).
         self.aborted_lanes.setdefault(
             lane.name,
-            f"lane {lane.name}: {lane.provider} rejected the key (HTTP {status}); the lane is "
-            "aborted — fix the key and re-run the same command to resume",
+            f"lane {lane.name}: {lane.provider} refused the key ({reason}); the "
+            "lane is aborted — fix the key or its plan and re-run the same command to resume",
         )
 
     def _all_complete(self) -> bool:
