@@ -196,6 +196,19 @@ def test_requests_match_the_vendor_docs_and_responses_parse_with_the_sdk_types(l
 
 
 def test_every_vendor_module_records_its_sdk_check_and_the_price_seed_matches():
+    from collectors.http.vendor_truth import declared_checks, stale_checks
+
+    package = "collectors.extraction.live.vendors"
+    assert {c.module.rsplit(".", 1)[1] for c in declared_checks([package])} == {
+        "nimble",
+        "firecrawl",
+        "exa",
+        "tavily",
+        "parallel",
+    }
+    assert (
+        stale_checks([package]) == []
+    )  # the installed SDKs are the ones the modules were checked against
     seed = {
         row["system"]: row
         for row in csv.DictReader((REPO / "dbt_project/seeds/extraction_prices.csv").open())
@@ -203,7 +216,9 @@ def test_every_vendor_module_records_its_sdk_check_and_the_price_seed_matches():
     assert set(seed) == set(VENDOR_ENGINES)
     for name, engine in VENDOR_ENGINES.items():
         module = engine.module
-        assert module.CHECKED == "2026-12-01" and module.SDK and module.DOCS.startswith("https://")
+        assert module.SDK_CHECK.checked_on == "2026-12-01" and module.SDK_CHECK.docs.startswith(
+            "https://"
+        )
         price = (
             float(seed[name]["usd_per_1k_requests"]) if seed[name]["usd_per_1k_requests"] else None
         )

@@ -31,6 +31,7 @@ from collectors.http import (
     call_provider,
     slot_clients,
 )
+from collectors.search import tavily as tavily_search
 from warehouse.events import SystemRef
 
 # Providers' own fetch budgets sit below this attempt deadline; 2 retries on 5xx/429 (providers.md §0).
@@ -55,6 +56,7 @@ class VendorEngine:
     settings: Mapping[str, Any] = field(default_factory=dict)
     concurrency: int = 4
     rate_per_s: float = 5.0
+    policy: CallPolicy = VENDOR_POLICY
 
     @property
     def provider(self) -> str:
@@ -73,9 +75,9 @@ class VendorEngine:
                 "price_usd_per_1k": self.price_usd_per_1k,
                 "price_basis": module.PRICE_BASIS,
                 "price_snapshot": module.PRICE_SNAPSHOT,
-                "sdk_checked": module.SDK,
+                "sdk_checked": f"{module.SDK_CHECK.package}=={module.SDK_CHECK.version}",
                 "docs": module.DOCS,
-                "checked_on": module.CHECKED,
+                "checked_on": module.SDK_CHECK.checked_on,
                 "retry": {
                     "max_attempts": VENDOR_POLICY.max_attempts,
                     "budget_s": VENDOR_POLICY.budget_s,
@@ -92,6 +94,8 @@ def _tavily(depth: str) -> VendorEngine:
         read=partial(tavily.read, depth=depth),
         price_usd_per_1k=tavily.PRICE_USD_PER_1K[depth],
         settings={"extract_depth": depth},
+        # The key's documented quota statuses stop the lane like a 402 (one list: the search module's).
+        policy=VENDOR_POLICY.with_overrides(extra_abort_statuses=tavily_search.ABORT_STATUSES),
     )
 
 
@@ -195,7 +199,7 @@ class VendorClient:
                 provider=engine.provider,
                 clients=clients,
                 throttle=Throttle(engine.rate_per_s, engine.concurrency),
-                policy=VENDOR_POLICY,
+                policy=engine.policy,
                 redactor=redactor,
             )
         return self

@@ -19,14 +19,15 @@ from collectors.extraction.live.vendors.common import (
     text_or_none,
 )
 from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
 
 PROVIDER = "exa"
 KEY_ENV = "EXA_API_KEY"
 BASE_URL = "https://api.exa.ai"
 PATH = "/contents"
-SDK = "exa-py 2.28.0 (api.py get_contents, ContentStatus, CostDollars)"
 DOCS = "https://exa.ai/docs/reference/contents-api-guide-for-coding-agents"
-CHECKED = "2026-12-01"
+# Checked in the SDK source: (api.py get_contents, ContentStatus, CostDollars)
+SDK_CHECK = SdkCheck(package="exa-py", version="2.27.0", docs=DOCS, checked_on="2026-12-01")
 PRICE_USD_PER_1K: float | None = None  # providers.md §3: unknown — verify (costDollars is per call)
 PRICE_BASIS = "unknown: no list price recorded"
 PRICE_SNAPSHOT = "2026-12-01"

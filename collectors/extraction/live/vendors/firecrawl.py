@@ -13,14 +13,15 @@ from typing import Any
 
 from collectors.extraction.live.vendors.common import VendorRead, int_or_none, obj, text_or_none
 from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
 
 PROVIDER = "firecrawl"
 KEY_ENV = "FIRECRAWL_API_KEY"
 BASE_URL = "https://api.firecrawl.dev"
 PATH = "/v2/scrape"
-SDK = "firecrawl-py 4.55.0 (v2/methods/scrape.py, v2/types.py DocumentMetadata, v2/utils/normalize.py)"
 DOCS = "https://docs.firecrawl.dev/advanced-scraping-guide"
-CHECKED = "2026-12-01"
+# Checked in the SDK source: (v2/methods/scrape.py, v2/types.py DocumentMetadata, v2/utils/normalize.py)
+SDK_CHECK = SdkCheck(package="firecrawl-py", version="4.54.0", docs=DOCS, checked_on="2026-12-01")
 PRICE_USD_PER_1K: float | None = (
     0.99  # 1 credit/page at the Standard plan rate (providers.md §3, derived)
 )

@@ -19,15 +19,16 @@ from collectors.extraction.live.vendors.common import (
     text_or_none,
 )
 from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
 from warehouse.events import RedirectHop
 
 PROVIDER = "nimble"
 KEY_ENV = "NIMBLE_API_KEY"
 BASE_URL = "https://sdk.nimbleway.com"
 PATH = "/v2/extract"
-SDK = "nimble_python 1.6.0 (resources/extract/extract.py `run`, types/extract_run_response.py)"
 DOCS = "https://docs.nimbleway.com/api-reference/extract/extract.md"
-CHECKED = "2026-12-01"
+# Checked in the SDK source: (resources/extract/extract.py `run`, types/extract_run_response.py)
+SDK_CHECK = SdkCheck(package="nimble-python", version="1.6.0", docs=DOCS, checked_on="2026-12-01")
 PRICE_USD_PER_1K: float | None = None  # not published in providers.md §3: unknown — verify
 PRICE_BASIS = "unknown: no list price recorded"
 PRICE_SNAPSHOT = "2026-12-01"

@@ -20,14 +20,15 @@ from collectors.extraction.live.vendors.common import (
     text_or_none,
 )
 from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
 
 PROVIDER = "parallel"
 KEY_ENV = "PARALLEL_API_KEY"
 BASE_URL = "https://api.parallel.ai"
 PATH = "/v1/extract"
-SDK = "parallel-web 1.3.7 (_client.py extract, types/extract_response.py, fetch_policy_param.py)"
 DOCS = "https://docs.parallel.ai/extract/extract-migration-guide"
-CHECKED = "2026-12-01"
+# Checked in the SDK source: (_client.py extract, types/extract_response.py, fetch_policy_param.py)
+SDK_CHECK = SdkCheck(package="parallel-web", version="1.3.7", docs=DOCS, checked_on="2026-12-01")
 PRICE_USD_PER_1K: float | None = None  # providers.md §3: unknown — verify
 PRICE_BASIS = "unknown: no list price recorded"
 PRICE_SNAPSHOT = "2026-12-01"

@@ -17,14 +17,15 @@ from collectors.extraction.live.vendors.common import (
     text_or_none,
 )
 from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
 
 PROVIDER = "tavily"
 KEY_ENV = "TAVILY_API_KEY"
 BASE_URL = "https://api.tavily.com"
 PATH = "/extract"
-SDK = "tavily-python 0.8.5 (tavily.py TavilyClient._extract / extract)"
 DOCS = "https://docs.tavily.com/examples/quick-tutorials/extract-api"
-CHECKED = "2026-12-01"
+# Checked in the SDK source: (tavily.py TavilyClient._extract / extract)
+SDK_CHECK = SdkCheck(package="tavily-python", version="0.8.5", docs=DOCS, checked_on="2026-12-01")
 # basic 1 credit / 5 URLs, advanced 2 credits / 5 URLs at $0.008/credit (providers.md §3, derived)
 PRICE_USD_PER_1K: dict[str, float | None] = {"basic": 1.60, "advanced": 3.20}
 PRICE_BASIS = "credits per 5 URLs at $0.008/credit (derived); failed URLs assumed billed"
