@@ -28,11 +28,11 @@ declared as (
 engines as (
 
     select
-        run_id,
-        system_ref.name as system,
-        system_ref.version as system_version,
-        coalesce(system_ref.settings ->> 'kind', 'local') as engine_kind,
-        coalesce(system_ref.settings ->> 'provider', 'local:' || system_ref.name) as provider
+        declared.run_id,
+        declared.system_ref.name as system,
+        declared.system_ref.version as system_version,
+        coalesce(declared.system_ref.settings ->> 'kind', 'local') as engine_kind,
+        coalesce(declared.system_ref.settings ->> 'provider', 'local:' || declared.system_ref.name) as provider
     from declared
 
 ),
@@ -48,8 +48,8 @@ terminals as (
     select *
     from {{ ref('stg_events__live_extraction_recorded') }}
     qualify row_number() over (
-        partition by run_id, item_id, system order by attempt desc, extraction_event_id
-    ) = 1
+            partition by run_id, item_id, system order by attempt desc, extraction_event_id asc
+        ) = 1
 
 ),
 

@@ -28,9 +28,9 @@ per_url as (
             or coalesce(error_message ilike '%redirect loop%', false)
         ) as any_redirect_failure,
         list(distinct target_status_code order by target_status_code)
-            filter (where target_status_code is not null) as statuses_seen,
+        filter (where target_status_code is not null) as statuses_seen,
         list(distinct error_class order by error_class)
-            filter (where error_class is not null) as error_classes,
+        filter (where error_class is not null) as error_classes,
         count(*) as engines
     from pages
     group by run_id, item_id

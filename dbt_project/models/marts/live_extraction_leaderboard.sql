@@ -27,9 +27,15 @@ prices as (
 
 sliced as (
 
-    select *, vertical as slice from pages
+    select
+        *,
+        vertical as slice
+    from pages
     union all
-    select *, 'all' as slice from pages
+    select
+        *,
+        'all' as slice
+    from pages
 
 ),
 
