@@ -215,7 +215,7 @@ LANE_OF = {"exa": "exa_search_auto", "parallel": "parallel_search_basic"} | {
 
 
 @pytest.mark.parametrize("provider", sorted(MODEL_RESPONSES))
-def test_normaliser_reads_a_response_built_from_the_sdk_model(provider):
+def test_normalizer_reads_a_response_built_from_the_sdk_model(provider):
     body = MODEL_RESPONSES[provider]()
     spec = LANES[LANE_OF[provider]]
     chunks = spec.normalize_raw(json.dumps(body))
@@ -287,7 +287,7 @@ RECORDED_CHUNKS = {
 
 
 @pytest.mark.parametrize("lane", sorted(RECORDED))
-def test_normaliser_reads_the_recorded_sdk_examples(lane):
+def test_normalizer_reads_the_recorded_sdk_examples(lane):
     chunks = LANES[lane].normalize_raw(json.dumps(RECORDED[lane]))
     assert [(c.url, c.title, c.text) for c in chunks] == RECORDED_CHUNKS[lane]
     assert LANES[lane].vendor_request_id({}, RECORDED[lane]) == RECORDED[lane].get("requestId")
