@@ -8,22 +8,19 @@ import csv
 import sys
 
 import pytest
-from dbt_harness import DBT_PROJECT
+from price_seeds import SEEDS
+from price_seeds import seed_rows as read_seed
 
 from collectors.qa.lane_registry import OFFLINE_LANES, available_lanes
 from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane
 from collectors.search import LANES
 
-SEED = DBT_PROJECT / "seeds" / "lane_prices.csv"
+SEED = SEEDS / "lane_prices.csv"
 OFFLINE = {lane.name: lane for lane in (ClosedBookLane, LocalBm25Lane)}
 
 
 def seed_rows() -> dict[str, dict[str, str]]:
-    with SEED.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    lanes = [row["lane"] for row in rows]
-    assert len(lanes) == len(set(lanes)), f"{SEED}: a lane is listed twice"
-    return {row["lane"]: row for row in rows}
+    return read_seed(SEED)
 
 
 def registry_price(lane: str) -> tuple[str, float, str, str | None]:
