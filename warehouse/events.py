@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from warehouse.canonical import canonical_sha256
+from warehouse.canonical import canonical_json, sha256_hex
 from warehouse.ids import event_id_for
 
 
@@ -543,6 +543,9 @@ class Envelope(Frozen):
     payload: dict[str, Any]
     content_sha256: str
     prev_sha256: str = ""  # set by the log writer: the hash chain within a segment
+    # The canonical JSON `content_sha256` was computed over, kept by `make_event` so the log
+    # writer builds the line without serialising the event a second time.
+    _hashed_json: str | None = PrivateAttr(default=None)
 
     def hashed_content(self) -> dict[str, Any]:
         return hashed_content(self.model_dump())
@@ -572,7 +575,10 @@ def make_event(
         "producer": producer.model_dump(),
         "payload": payload.model_dump(mode="json"),
     }
-    return Envelope(**body, content_sha256=canonical_sha256(body))
+    text = canonical_json(body)
+    envelope = Envelope(**body, content_sha256=sha256_hex(text))
+    envelope._hashed_json = text
+    return envelope
 
 
 def parse_payload(event_type: str, payload: dict[str, Any]) -> Payload:

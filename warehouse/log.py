@@ -4,6 +4,12 @@ Layout under `log_dir`:
   <created-utc>-<pid>-<rand>.jsonl   one segment per writer; a writer never reopens a segment
   MANIFEST.jsonl                     one seal record per closed segment (lines, bytes, last hash)
   torn/                              bytes of torn final lines set aside by `recover()`, + reports
+  locks/                             run-<run_id>.lock (one writer per run), manifest.lock
+
+One writer per run: the first event a `LogWriter` appends for a run takes an exclusive `flock`
+on that run's lock file and holds it until the writer closes (the kernel drops it if the
+process dies). A second writer on the same run waits `RUN_LOCK_WAIT_S`, then refuses, naming
+the holder's pid; writers of different runs append concurrently.
 
 Chain: each line's `prev_sha256` is the sha256 of the previous line's bytes (without the
 newline); the first line of a segment links to `genesis_sha256(segment_name)`, so a line moved
@@ -12,10 +18,13 @@ between segments also breaks the chain.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import secrets
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,7 +38,33 @@ from warehouse.upcasters import upcast
 SEGMENT_SUFFIX = ".jsonl"
 MANIFEST_NAME = "MANIFEST.jsonl"
 TORN_DIR = "torn"
+LOCKS_DIR = "locks"
 DEFAULT_MAX_SEGMENT_BYTES = 256 * 1024 * 1024
+# How long a second writer on a run waits for the first before refusing: long enough to bridge
+# a writer that is just closing, short enough that a refused run says so at once.
+RUN_LOCK_WAIT_S = 2.0  # BENCH_RUN_LOCK_WAIT_S overrides
+_RUN_ID_MARKER = b'"run_id":"'
+_EVENT_ID_MARKER = b'"event_id":"'
+
+
+class RunLocked(RuntimeError):
+    """Another live writer holds the run; printed to the user as one line."""
+
+    def __init__(self, run_id: str, holder: str, *, advanced: bool = False):
+        self.run_id, self.holder = run_id, holder
+        if advanced:
+            message = (
+                f"run {run_id} was written by another process ({holder}) after this one "
+                "read the log; nothing was appended. Run the same command again to resume "
+                "from what is in the log."
+            )
+        else:
+            message = (
+                f"run {run_id} is being written by another process ({holder}); one writer "
+                "per run. Wait for it to finish (or stop it), then run the same command again "
+                "to resume."
+            )
+        super().__init__(message)
 
 
 def genesis_sha256(segment_name: str) -> str:
@@ -110,15 +145,7 @@ class EventLog:
                 yield raw, (upcast(event) if upcasted else event)
 
     def known_event_ids(self) -> set[str]:
-        marker = b'"event_id":"'
-        ids: set[str] = set()
-        for segment in self.segments():
-            for raw in self.iter_raw(segment):
-                start = raw.data.find(marker)
-                if start >= 0:
-                    start += len(marker)
-                    ids.add(raw.data[start : start + 36].decode("ascii", "replace"))
-        return ids
+        return _IdScan(self).scan(set())[0]
 
     def torn_tail(self, segment: Path) -> tuple[int, int] | None:
         """(offset, size) of bytes after the last newline, if any."""
@@ -148,24 +175,49 @@ class EventLog:
         self.recover()
         return LogWriter(self, dedupe=dedupe, max_segment_bytes=max_segment_bytes)
 
+    @property
+    def locks_dir(self) -> Path:
+        return self.log_dir / LOCKS_DIR
+
+    def run_lock(self, run_id: str, *, wait_s: float | None = None) -> RunLock:
+        """The exclusive lock of one run; `LogWriter` takes it by itself on the run's first
+        event. A caller that must also hold it while planning (read state, then write) can
+        enter it first: writers in the same process share it."""
+        if wait_s is None:
+            wait_s = float(os.environ.get("BENCH_RUN_LOCK_WAIT_S", RUN_LOCK_WAIT_S))
+        return RunLock(self.locks_dir, run_id, wait_s)
+
+    @contextlib.contextmanager
+    def _manifest_lock(self) -> Iterator[None]:
+        """Serialises seal writes and recovery across processes: a segment is sealed once."""
+        self.locks_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.locks_dir / "manifest.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
     def recover(self) -> list[TornTail]:
         """Seal segments left open by a crashed writer, setting any torn final line aside.
 
         A segment whose writer is still alive holds an exclusive lock and is left alone."""
-        seals = self.manifest()
         torn: list[TornTail] = []
-        for segment in self.segments():
-            if segment.name in seals:
-                continue
-            with open(segment, "r+b") as handle:
+        with self._manifest_lock():
+            seals = self.manifest()  # read under the lock: another recoverer may have sealed
+            for segment in self.segments():
+                if segment.name in seals:
+                    continue
                 try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue  # a live writer owns it
-                tail = self.torn_tail(segment)
-                if tail is not None:
-                    torn.append(self._set_aside(segment, handle, *tail))
-                self._seal(segment)
+                    handle = open(segment, "r+b")  # noqa: SIM115 - closed below
+                except FileNotFoundError:
+                    continue
+                with handle:
+                    try:
+                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue  # a live writer owns it
+                    tail = self.torn_tail(segment)
+                    if tail is not None:
+                        torn.append(self._set_aside(segment, handle, *tail))
+                    self._seal(segment)
         return torn
 
     def _set_aside(self, segment: Path, handle, offset: int, size: int) -> TornTail:
@@ -198,6 +250,7 @@ class EventLog:
         self._append_seal(segment.name, lines, segment.stat().st_size, last)
 
     def _append_seal(self, name: str, lines: int, size: int, last_line_sha256: str) -> None:
+        """Callers hold `_manifest_lock`."""
         record = {
             "segment": name,
             "lines": lines,
@@ -210,15 +263,138 @@ class EventLog:
             os.fsync(handle.fileno())
 
 
+def _line(event: Envelope | dict[str, Any], prev_sha256: str) -> str:
+    """The canonical JSON of the envelope with its chain link set."""
+    # (read from pydantic's private dict directly: its __getattr__ costs a third of an append)
+    hashed = event.__pydantic_private__.get("_hashed_json") if isinstance(event, Envelope) else None
+    if hashed is None:
+        body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+        body["prev_sha256"] = prev_sha256
+        return canonical_json(body)
+    # Sorted keys: content_sha256 sorts first, prev_sha256 between payload and producer. The
+    # last top-level `,"producer":` is the envelope's own: inside strings quotes are escaped,
+    # and nothing after the payload but the producer object can hold that key.
+    cut = hashed.rfind(',"producer":')
+    return (
+        f'{{"content_sha256":"{event.content_sha256}",{hashed[1:cut]}'
+        f',"prev_sha256":"{prev_sha256}"{hashed[cut:]}'
+    )
+
+
+class _IdScan:
+    """Event ids (and the runs they belong to) in the log, read incrementally: a later `scan`
+    reads only segments and bytes that appeared since the previous one."""
+
+    def __init__(self, log: EventLog):
+        self.log = log
+        self.offsets: dict[str, int] = {}
+
+    def scan(self, ids: set[str], skip: Iterable[str] = ()) -> tuple[set[str], set[str]]:
+        """Adds new ids to `ids`; returns (ids, run ids of the lines read in this scan)."""
+        runs: set[str] = set()
+        skipped = set(skip)
+        for segment in self.log.segments():
+            if segment.name in skipped:
+                continue
+            start = self.offsets.get(segment.name, 0)
+            try:
+                with open(segment, "rb") as handle:
+                    handle.seek(start)
+                    data = handle.read()
+            except FileNotFoundError:
+                continue
+            end = data.rfind(b"\n") + 1  # a torn or half-written tail is read next time
+            if end == 0:
+                continue
+            self.offsets[segment.name] = start + end
+            for line in data[:end].split(b"\n"):
+                at = line.find(_EVENT_ID_MARKER)
+                if at >= 0:
+                    at += len(_EVENT_ID_MARKER)
+                    ids.add(line[at : at + 36].decode("ascii", "replace"))
+                at = line.find(_RUN_ID_MARKER)
+                if at >= 0:
+                    at += len(_RUN_ID_MARKER)
+                    runs.add(line[at : line.find(b'"', at)].decode("utf-8", "replace"))
+        return ids, runs
+
+
+# Run locks held by this process: path -> [handle, holders]. flock conflicts between two open
+# files even within one process, so nested writers of one run in one process share the handle.
+_HELD: dict[Path, list] = {}
+_HELD_GUARD = threading.Lock()
+
+
+class RunLock:
+    def __init__(self, locks_dir: Path, run_id: str, wait_s: float):
+        self.run_id = run_id
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)
+        self.path = locks_dir / f"run-{safe}.lock"
+        self.wait_s = wait_s
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        with _HELD_GUARD:
+            held = _HELD.get(self.path)
+            if held is not None:
+                held[1] += 1
+                return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+b")  # noqa: SIM115 - held for the writer's life
+        deadline = time.monotonic() + self.wait_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = self.holder()
+                    handle.close()
+                    raise RunLocked(self.run_id, holder) from None
+                time.sleep(0.05)
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()} since {datetime.now(UTC).isoformat()}\n".encode())
+        handle.flush()
+        with _HELD_GUARD:
+            _HELD[self.path] = [handle, 1]
+
+    def holder(self) -> str:
+        try:
+            text = self.path.read_text(encoding="utf-8").strip()
+        except OSError:
+            text = ""
+        return text or "pid unknown"
+
+    def release(self) -> None:
+        with _HELD_GUARD:
+            held = _HELD.get(self.path)
+            if held is None:
+                return
+            held[1] -= 1
+            if held[1] > 0:
+                return
+            del _HELD[self.path]
+        held[0].close()  # releases the flock; the file stays (unlinking would race a waiter)
+
+
 class LogWriter:
     """Appends events to a fresh segment of its own; use as a context manager."""
 
     def __init__(self, log: EventLog, *, dedupe: bool, max_segment_bytes: int):
         self.log = log
         self.max_segment_bytes = max_segment_bytes
-        self._known = log.known_event_ids() if dedupe else None
+        self._scan = _IdScan(log)
+        self._known = self._scan.scan(set())[0] if dedupe else None
         self._handle = None
         self._segment: Path | None = None
+        self._own_segments: list[str] = []
+        self._run_locks: dict[str, RunLock] = {}
         self.appended = 0
         self.skipped_duplicates = 0
 
@@ -228,31 +404,62 @@ class LogWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _lock_run(self, run_id: str) -> None:
+        """Take the run's lock, then make sure nobody wrote the run since this writer read the
+        log: a writer that planned its work from a stale log must not execute it again."""
+        lock = self.log.run_lock(run_id)
+        lock.acquire()
+        try:
+            if self._known is not None:
+                _, runs = self._scan.scan(self._known, skip=self._own_segments)
+                if run_id in runs:
+                    raise RunLocked(run_id, "a writer that has since finished", advanced=True)
+        except BaseException:
+            lock.release()
+            raise
+        self._run_locks[run_id] = lock
+
     def _open_segment(self) -> None:
+        """The segment gets its public name only once this writer holds its lock: `recover()`
+        in another process must never see (and seal) a segment whose writer is alive."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         name = f"{stamp}-{os.getpid()}-{secrets.token_hex(2)}{SEGMENT_SUFFIX}"
-        self._segment = self.log.log_dir / name
-        self._handle = open(self._segment, "xb")  # noqa: SIM115 - lives as long as the writer
-        fcntl.flock(self._handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        final = self.log.log_dir / name
+        hidden = self.log.log_dir / f".{name}.opening"
+        handle = open(hidden, "xb")  # noqa: SIM115 - lives as long as the writer
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(hidden, final)
+        except BaseException:
+            handle.close()
+            hidden.unlink(missing_ok=True)
+            raise
         _fsync_dir(self.log.log_dir)
         self._prev = genesis_sha256(name)
         self._lines = 0
         self._bytes = 0
+        self._segment = final
+        self._own_segments.append(name)
+        self._handle = handle
 
     def append(self, events: Iterable[Envelope | dict[str, Any]]) -> int:
         """Write events, then flush and fsync once. Returns how many were new."""
         written = 0
         for event in events:
-            body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+            if isinstance(event, Envelope):
+                event_id, run_id = event.event_id, event.run_id
+            else:
+                event_id, run_id = event["event_id"], event["run_id"]
+            if run_id not in self._run_locks:
+                self._lock_run(run_id)
             if self._known is not None:
-                if body["event_id"] in self._known:
+                if event_id in self._known:
                     self.skipped_duplicates += 1
                     continue
-                self._known.add(body["event_id"])
+                self._known.add(event_id)
             if self._handle is None:
                 self._open_segment()
-            body["prev_sha256"] = self._prev
-            line = canonical_json(body).encode("utf-8")
+            line = _line(event, self._prev).encode("utf-8")
             self._handle.write(line + b"\n")
             self._prev = sha256_hex(line)
             self._lines += 1
@@ -274,9 +481,15 @@ class LogWriter:
         if self._handle is None:
             return
         self._sync()
-        self.log._append_seal(self._segment.name, self._lines, self._bytes, self._prev)
+        with self.log._manifest_lock():
+            self.log._append_seal(self._segment.name, self._lines, self._bytes, self._prev)
         self._handle.close()  # releases the lock
         self._handle = None
 
     def close(self) -> None:
-        self._close_segment()
+        try:
+            self._close_segment()
+        finally:
+            for lock in self._run_locks.values():
+                lock.release()
+            self._run_locks.clear()

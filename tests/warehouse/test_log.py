@@ -156,3 +156,28 @@ def test_upcast_refuses_events_from_the_future():
 def test_payload_models_forbid_unknown_fields():
     with pytest.raises(ValueError):
         parse_payload("item_registered", {**item_event(0).payload, "surprise": 1})
+
+
+def test_fast_line_is_the_canonical_json_of_the_envelope(log):
+    """The writer splices the chain link into the JSON `make_event` hashed; the bytes must be
+    exactly the canonical JSON of the whole envelope, nested `producer` keys included."""
+    from warehouse.canonical import canonical_json
+
+    event = make_event(
+        ItemRegistered(
+            item_id='x ,"producer":{"a":1} é',
+            dataset_sha256="0" * 64,
+            position=1,
+            ground_truth_text='"prev_sha256":"no"',
+            anchors=[',"producer":'],
+            anchor_rule_version="1",
+        ),
+        run_id="run-1",
+        producer=PRODUCER,
+    )
+    write(log, [event])
+    line = log.segments()[0].read_bytes().rstrip(b"\n").decode("utf-8")
+    body = event.model_dump()
+    body["prev_sha256"] = json.loads(line)["prev_sha256"]
+    assert line == canonical_json(body)
+    assert verify_log(log).intact
