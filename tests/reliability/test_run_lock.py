@@ -85,7 +85,7 @@ def test_two_writers_on_one_run_never_duplicate(tmp_path, monkeypatch):
 
 def test_second_writer_names_the_holders_pid(tmp_path):
     log = EventLog(tmp_path / "log")
-    ready, release, results = CTX.Event(), CTX.Event(), CTX.Queue()
+    ready, release = CTX.Event(), CTX.Event()
 
     def hold() -> None:
         with EventLog(tmp_path / "log").writer() as writer:
