@@ -434,6 +434,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
+    from warehouse.log import RunLocked
 
     return (
         UserError,
@@ -448,10 +449,14 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         DracoRunAborted,
         JudgePreflightError,
         DracoPreflightFailed,
+        RunLocked,
     )
 
 
 def main() -> None:
+    from warehouse.scrub import scrub_console
+
+    scrub_console()  # nothing this process prints can show a configured secret
     errors = _user_errors()
     try:
         app()

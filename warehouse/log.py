@@ -31,8 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse.canonical import canonical_json, sha256_hex
-from warehouse.events import Envelope
+from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
+from warehouse.events import Envelope, hashed_content
+from warehouse.scrub import Scrubber
 from warehouse.upcasters import upcast
 
 SEGMENT_SUFFIX = ".jsonl"
@@ -249,14 +250,18 @@ class EventLog:
             last = sha256_hex(raw.data)
         self._append_seal(segment.name, lines, segment.stat().st_size, last)
 
-    def _append_seal(self, name: str, lines: int, size: int, last_line_sha256: str) -> None:
-        """Callers hold `_manifest_lock`."""
+    def _append_seal(
+        self, name: str, lines: int, size: int, last_line_sha256: str, *, scrubbed: int = 0
+    ) -> None:
+        """Callers hold `_manifest_lock`. `scrubbed`: how many secrets the writer replaced."""
         record = {
             "segment": name,
             "lines": lines,
             "bytes": size,
             "last_line_sha256": last_line_sha256,
         }
+        if scrubbed:
+            record["scrubbed"] = scrubbed
         with open(self.log_dir / MANIFEST_NAME, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, sort_keys=True) + "\n")
             handle.flush()
@@ -279,6 +284,20 @@ def _line(event: Envelope | dict[str, Any], prev_sha256: str) -> str:
         f'{{"content_sha256":"{event.content_sha256}",{hashed[1:cut]}'
         f',"prev_sha256":"{prev_sha256}"{hashed[cut:]}'
     )
+
+
+def _scrubbed_line(
+    event: Envelope | dict[str, Any], prev_sha256: str, scrubber: Scrubber
+) -> tuple[str | None, int]:
+    """The line with every secret replaced and the content hash recomputed over what remains;
+    (None, 0) when nothing needed replacing."""
+    body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+    content, count = scrubber.value(hashed_content(body))
+    if not count:
+        return None, 0
+    content["content_sha256"] = canonical_sha256(content)
+    content["prev_sha256"] = prev_sha256
+    return canonical_json(content), count
 
 
 class _IdScan:
@@ -395,8 +414,10 @@ class LogWriter:
         self._segment: Path | None = None
         self._own_segments: list[str] = []
         self._run_locks: dict[str, RunLock] = {}
+        self._scrubber = Scrubber.from_env()
         self.appended = 0
         self.skipped_duplicates = 0
+        self.scrubbed = 0  # secrets replaced, over the writer's life (never which)
 
     def __enter__(self) -> LogWriter:
         return self
@@ -438,6 +459,7 @@ class LogWriter:
         self._prev = genesis_sha256(name)
         self._lines = 0
         self._bytes = 0
+        self._scrubbed_in_segment = 0
         self._segment = final
         self._own_segments.append(name)
         self._handle = handle
@@ -459,7 +481,14 @@ class LogWriter:
                 self._known.add(event_id)
             if self._handle is None:
                 self._open_segment()
-            line = _line(event, self._prev).encode("utf-8")
+            text = _line(event, self._prev)
+            if self._scrubber.line_needs_scrub(text):
+                scrubbed, count = _scrubbed_line(event, self._prev, self._scrubber)
+                if scrubbed is not None:
+                    text = scrubbed
+                    self.scrubbed += count
+                    self._scrubbed_in_segment += count
+            line = text.encode("utf-8")
             self._handle.write(line + b"\n")
             self._prev = sha256_hex(line)
             self._lines += 1
@@ -482,7 +511,13 @@ class LogWriter:
             return
         self._sync()
         with self.log._manifest_lock():
-            self.log._append_seal(self._segment.name, self._lines, self._bytes, self._prev)
+            self.log._append_seal(
+                self._segment.name,
+                self._lines,
+                self._bytes,
+                self._prev,
+                scrubbed=self._scrubbed_in_segment,
+            )
         self._handle.close()  # releases the lock
         self._handle = None
 
