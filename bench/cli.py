@@ -27,8 +27,8 @@ from bench.settings import (
     save_scoring_vars,
     shared_data_dir,
 )
+from warehouse.log_trust import LogVerificationFailed
 from warehouse.paths import BenchPaths
-from warehouse.verify import verify_log
 
 app = typer.Typer(
     help=__doc__,
@@ -143,6 +143,15 @@ def _register_qa() -> None:
 _register_qa()
 
 
+def _register_trust() -> None:
+    from bench import trust_cli
+
+    trust_cli.register(app, _paths)
+
+
+_register_trust()
+
+
 # --- import ----------------------------------------------------------------------------------
 
 
@@ -205,6 +214,8 @@ def ingest(
         console.print(
             f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"
         )
+    if result.verification is not None and not result.verification.intact:
+        raise LogVerificationFailed(result.verification, "loaded only what verifies")
 
 
 @app.command()
@@ -222,6 +233,7 @@ def publish(home: HomeOption = None) -> None:
     paths = _paths(home)
     tables = pipeline.publish(paths)
     console.print(f"published {len(tables)} tables to {paths.serve_db}")
+    out.print(f"log head {pipeline.event_log(paths).head()}")
 
 
 @app.command()
@@ -285,20 +297,6 @@ def rescore(
 
 
 # --- inspect ---------------------------------------------------------------------------------
-
-
-@app.command()
-def verify(home: HomeOption = None) -> None:
-    """Check the whole log: content hashes, hash chain, seals. Exit 0 only when intact."""
-    paths = _paths(home)
-    report = verify_log(pipeline.event_log(paths))
-    if report.intact:
-        note = f" ({len(report.unsealed)} segment(s) still open)" if report.unsealed else ""
-        out.print(f"log intact: {report.segments} segments, {report.events} events{note}")
-        return
-    for problem in report.problems:
-        console.print(f"[red]{escape(str(problem))}[/red]")
-    raise typer.Exit(1)
 
 
 @app.command()
@@ -450,6 +448,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         JudgePreflightError,
         DracoPreflightFailed,
         RunLocked,
+        LogVerificationFailed,
     )
 
 

@@ -2,7 +2,10 @@
 
 Layout under `log_dir`:
   <created-utc>-<pid>-<rand>.jsonl   one segment per writer; a writer never reopens a segment
-  MANIFEST.jsonl                     one seal record per closed segment (lines, bytes, last hash)
+  MANIFEST.jsonl                     append-only records, each a leaf of the log's Merkle tree
+                                     (merkle.py): `open` when a writer starts a segment, `seal`
+                                     when it closes it (lines, bytes, last hash), `accept`
+  signed-heads.log                   ed25519-signed heads, when a signing key is configured
   torn/                              bytes of torn final lines set aside by `recover()`, + reports
   locks/                             run-<run_id>.lock (one writer per run), manifest.lock
 
@@ -33,6 +36,7 @@ from typing import Any
 
 from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
 from warehouse.events import Envelope, hashed_content
+from warehouse.merkle import LogHead, head_of, leaf_hash
 from warehouse.scrub import Scrubber
 from warehouse.upcasters import upcast
 
@@ -46,6 +50,21 @@ DEFAULT_MAX_SEGMENT_BYTES = 256 * 1024 * 1024
 RUN_LOCK_WAIT_S = 2.0  # BENCH_RUN_LOCK_WAIT_S overrides
 _RUN_ID_MARKER = b'"run_id":"'
 _EVENT_ID_MARKER = b'"event_id":"'
+
+
+class ManifestCorrupt(ValueError):
+    """A MANIFEST line that is not a record (not a torn final line: those are set aside)."""
+
+
+@dataclass(frozen=True)
+class ManifestRecord:
+    line_no: int
+    data: bytes  # the line's bytes, without the newline: what the Merkle leaf hashes
+    record: dict[str, Any]
+
+    @property
+    def op(self) -> str:
+        return self.record.get("op", "seal")  # records written before `op` existed are seals
 
 
 class RunLocked(RuntimeError):
@@ -111,16 +130,39 @@ class EventLog:
             if p.suffix == SEGMENT_SUFFIX and p.name != MANIFEST_NAME
         )
 
-    def manifest(self) -> dict[str, dict[str, Any]]:
-        path = self.log_dir / MANIFEST_NAME
+    @property
+    def manifest_path(self) -> Path:
+        return self.log_dir / MANIFEST_NAME
+
+    def manifest_records(self) -> list[ManifestRecord]:
+        """Every complete MANIFEST line (a torn final line is not a record yet)."""
+        path = self.manifest_path
         if not path.exists():
-            return {}
-        seals: dict[str, dict[str, Any]] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            return []
+        data = path.read_bytes()
+        records: list[ManifestRecord] = []
+        for number, line in enumerate(data[: data.rfind(b"\n") + 1].splitlines(), start=1):
+            try:
                 record = json.loads(line)
-                seals[record["segment"]] = record
-        return seals
+                if not isinstance(record, dict) or not isinstance(record.get("segment", ""), str):
+                    raise ValueError("not a record object")
+            except ValueError as exc:
+                raise ManifestCorrupt(
+                    f"{path}:{number}: not a MANIFEST record ({exc}); the MANIFEST was edited "
+                    "or damaged — `bench verify` reports what it covers"
+                ) from None
+            records.append(ManifestRecord(number, line, record))
+        return records
+
+    def manifest(self) -> dict[str, dict[str, Any]]:
+        """Seal record per sealed segment."""
+        return {r.record["segment"]: r.record for r in self.manifest_records() if r.op == "seal"}
+
+    def head(self, records: list[ManifestRecord] | None = None) -> LogHead:
+        """Size and Merkle root of the MANIFEST as it is now."""
+        records = self.manifest_records() if records is None else records
+        events = sum(int(r.record.get("lines", 0)) for r in records if r.op == "seal")
+        return head_of([leaf_hash(r.data) for r in records], events)
 
     def iter_raw(
         self, segment: Path, start_offset: int = 0, start_line: int = 1
@@ -199,12 +241,19 @@ class EventLog:
     def recover(self) -> list[TornTail]:
         """Seal segments left open by a crashed writer, setting any torn final line aside.
 
-        A segment whose writer is still alive holds an exclusive lock and is left alone."""
+        A segment whose writer is still alive holds an exclusive lock and is left alone; a
+        segment no writer opened (no `open` record) is foreign and never sealed: verification
+        reports it."""
         torn: list[TornTail] = []
         with self._manifest_lock():
-            seals = self.manifest()  # read under the lock: another recoverer may have sealed
+            manifest_tail = self._recover_manifest()
+            if manifest_tail is not None:
+                torn.append(manifest_tail)
+            records = self.manifest_records()  # under the lock: another recoverer may have sealed
+            seals = {r.record["segment"] for r in records if r.op == "seal"}
+            opened = {r.record["segment"] for r in records if r.op == "open"}
             for segment in self.segments():
-                if segment.name in seals:
+                if segment.name in seals or segment.name not in opened:
                     continue
                 try:
                     handle = open(segment, "r+b")  # noqa: SIM115 - closed below
@@ -220,6 +269,17 @@ class EventLog:
                         torn.append(self._set_aside(segment, handle, *tail))
                     self._seal(segment)
         return torn
+
+    def _recover_manifest(self) -> TornTail | None:
+        """A writer killed while appending a record leaves a torn final MANIFEST line."""
+        path = self.manifest_path
+        if not path.exists():
+            return None
+        tail = self.torn_tail(path)
+        if tail is None:
+            return None
+        with open(path, "r+b") as handle:
+            return self._set_aside(path, handle, *tail)
 
     def _set_aside(self, segment: Path, handle, offset: int, size: int) -> TornTail:
         torn_dir = self.log_dir / TORN_DIR
@@ -255,6 +315,7 @@ class EventLog:
     ) -> None:
         """Callers hold `_manifest_lock`. `scrubbed`: how many secrets the writer replaced."""
         record = {
+            "op": "seal",
             "segment": name,
             "lines": lines,
             "bytes": size,
@@ -262,10 +323,37 @@ class EventLog:
         }
         if scrubbed:
             record["scrubbed"] = scrubbed
-        with open(self.log_dir / MANIFEST_NAME, "a", encoding="utf-8") as handle:
+        self._append_record(record)
+
+    def _append_record(self, record: dict[str, Any]) -> None:
+        """Callers hold `_manifest_lock`. Signs the new head when a signing key is set."""
+        with open(self.manifest_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, sort_keys=True) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        from warehouse.signing import sign_head, signing_key_from_env
+
+        key = signing_key_from_env(self.log_dir)
+        if key is not None:
+            sign_head(self.log_dir, key, self.head())
+
+    def record_acceptance(self, problems: list[dict[str, Any]], reason: str) -> LogHead:
+        """An explicit, recorded acceptance of verification problems (covered by the tree)."""
+        if not reason.strip():
+            raise ValueError("an acceptance needs a reason (who checked what, and why it is fine)")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with self._manifest_lock():
+            self._append_record(
+                {
+                    "op": "accept",
+                    "segment": "",
+                    "problems": problems,
+                    "reason": reason,
+                    "accepted_at": datetime.now(UTC).isoformat(),
+                    "pid": os.getpid(),
+                }
+            )
+            return self.head()
 
 
 def _line(event: Envelope | dict[str, Any], prev_sha256: str) -> str:
@@ -450,7 +538,9 @@ class LogWriter:
         handle = open(hidden, "xb")  # noqa: SIM115 - lives as long as the writer
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.rename(hidden, final)
+            with self.log._manifest_lock():
+                self.log._append_record({"op": "open", "segment": name, "pid": os.getpid()})
+                os.rename(hidden, final)
         except BaseException:
             handle.close()
             hidden.unlink(missing_ok=True)
