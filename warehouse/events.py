@@ -348,6 +348,12 @@ class RubricTaskRegistered(Payload):
     criteria_count: int = Field(ge=1)
 
 
+# Rubric weights are small integers upstream (DRACO's lie in -500..20). The bound keeps every sum
+# and product the scoring models compute far inside a 64-bit integer, so one absurd weight
+# (2^62, say) is an error at collection instead of an overflow in every later build.
+MAX_RUBRIC_WEIGHT = 10_000
+
+
 class RubricCriterionRegistered(Payload):
     """One rubric criterion: every criterion is a row in the warehouse."""
 
@@ -360,7 +366,7 @@ class RubricCriterionRegistered(Payload):
     axis: str  # the rubric section id, e.g. factual-accuracy
     axis_title: str
     position: int = Field(ge=0)  # order in the flat list of criteria
-    weight: int  # negative = penalty; never 0 upstream
+    weight: int = Field(ge=-MAX_RUBRIC_WEIGHT, le=MAX_RUBRIC_WEIGHT)  # negative = penalty; never 0
     requirement: str
 
 

@@ -45,6 +45,9 @@ MANIFEST_NAME = "MANIFEST.jsonl"
 TORN_DIR = "torn"
 LOCKS_DIR = "locks"
 DEFAULT_MAX_SEGMENT_BYTES = 256 * 1024 * 1024
+# One event is one line; a line this long is a collector bug (an uncapped body), and would cost
+# every later ingest and rebuild its size in memory several times over.
+MAX_EVENT_BYTES = 32 * 1024 * 1024
 # How long a second writer on a run waits for the first before refusing: long enough to bridge
 # a writer that is just closing, short enough that a refused run says so at once.
 RUN_LOCK_WAIT_S = 2.0  # BENCH_RUN_LOCK_WAIT_S overrides
@@ -65,6 +68,14 @@ class ManifestRecord:
     @property
     def op(self) -> str:
         return self.record.get("op", "seal")  # records written before `op` existed are seals
+
+
+class EventTooLarge(ValueError):
+    pass
+
+
+def _event_type(event: Envelope | dict[str, Any]) -> str:
+    return event.event_type if isinstance(event, Envelope) else str(event.get("event_type"))
 
 
 class RunLocked(RuntimeError):
@@ -579,6 +590,13 @@ class LogWriter:
                     self.scrubbed += count
                     self._scrubbed_in_segment += count
             line = text.encode("utf-8")
+            if len(line) > MAX_EVENT_BYTES:
+                if self._known is not None:
+                    self._known.discard(event_id)
+                raise EventTooLarge(
+                    f"event {event_id} ({_event_type(event)}) is {len(line):,} bytes, over the "
+                    f"log's limit of {MAX_EVENT_BYTES:,}: cap the body that produced it"
+                )
             self._handle.write(line + b"\n")
             self._prev = sha256_hex(line)
             self._lines += 1
