@@ -216,7 +216,13 @@ def _upcast_rows(
     quarantine: list[dict[str, Any]] = []
     for segment, line_no, line in old:
         row = {"segment": segment, "line_no": line_no, "line": line}
-        event = json.loads(line)
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError) as exc:  # nesting deeper than Python's stack
+            quarantine.append(
+                _quarantine_row(segment, line_no, f"not JSON: {type(exc).__name__}", line)
+            )
+            continue
         try:
             lifted = upcast(event)
             parse_payload(lifted["event_type"], lifted["payload"])
