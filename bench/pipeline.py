@@ -103,29 +103,57 @@ class RebuildReport:
 
 def rebuild(paths: BenchPaths) -> RebuildReport:
     """A fresh warehouse from the log alone, compared table by table with the current one.
-    Refused outright when the log fails verification (full content hashes too)."""
+    Refused outright when the log fails verification (full content hashes too). A current
+    warehouse that cannot be opened (corrupt) is replaced; nothing `*.rebuild.*` is left."""
     paths.ensure()
     report = check_log(paths, fast=False)
     if not report.intact:
         raise LogVerificationFailed(report, "rebuild refused")
     fresh_db = paths.home / "warehouse.rebuild.duckdb"
     fresh_dlt = paths.home / "dlt.rebuild"
-    fresh_db.unlink(missing_ok=True)
-    shutil.rmtree(fresh_dlt, ignore_errors=True)
-    result = ingest_log(
-        event_log(paths), fresh_db, fresh_dlt, full=True, purge_segments=report.failed_segments
-    )
-    result.verification = report
-    build(paths, warehouse_db=fresh_db)
-
-    before = table_checksums(paths.warehouse_db) if paths.warehouse_db.exists() else {}
-    after = table_checksums(fresh_db)
-    compared = {
-        table: (before.get(table) == sums, before.get(table), sums)
-        for table, sums in sorted(after.items())
-    }
-    fresh_db.replace(paths.warehouse_db)
-    shutil.rmtree(paths.dlt_dir, ignore_errors=True)
-    fresh_dlt.replace(paths.dlt_dir)
+    _remove_rebuild_leftovers(paths)
+    try:
+        result = ingest_log(
+            event_log(paths), fresh_db, fresh_dlt, full=True, purge_segments=report.failed_segments
+        )
+        result.verification = report
+        build(paths, warehouse_db=fresh_db)
+        before = _checksums_or_nothing(paths.warehouse_db)
+        after = table_checksums(fresh_db)
+        compared = {
+            table: (before.get(table) == sums, before.get(table), sums)
+            for table, sums in sorted(after.items())
+        }
+        for stale in (
+            paths.warehouse_db,
+            paths.warehouse_db.with_name(paths.warehouse_db.name + ".wal"),
+        ):
+            stale.unlink(missing_ok=True)
+        fresh_db.replace(paths.warehouse_db)
+        shutil.rmtree(paths.dlt_dir, ignore_errors=True)
+        fresh_dlt.replace(paths.dlt_dir)
+    finally:
+        _remove_rebuild_leftovers(paths)
     publish(paths)
     return RebuildReport(result, compared)
+
+
+def _remove_rebuild_leftovers(paths: BenchPaths) -> None:
+    for leftover in paths.home.glob("*.rebuild*"):
+        if leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+
+
+def _checksums_or_nothing(db: Path) -> dict[str, tuple[int, str]]:
+    """The current warehouse's mart checksums; {} when there is none or it cannot be read (a
+    corrupt file is exactly what a rebuild replaces)."""
+    import duckdb
+
+    if not db.exists():
+        return {}
+    try:
+        return table_checksums(db)
+    except duckdb.Error:
+        return {}

@@ -56,3 +56,20 @@ def test_an_event_over_the_line_limit_is_refused_and_the_log_stays_intact(tmp_pa
         writer.append([event(2, "small again")])
     assert verify_log(log).intact
     assert len(list(log.read())) == 2
+
+
+def test_a_csv_field_over_the_csv_limit_is_a_clear_error(tmp_path):
+    import csv
+
+    from collectors.qa.dataset import DatasetError
+    from collectors.qa.question_sets import load_question_set
+    from collectors.qa.simpleqa import HEADER, parse_simpleqa_csv
+
+    huge = "x" * (csv.field_size_limit() + 10)
+    data = (",".join(HEADER) + "\n" + f'"{{}}","{huge}",answer\n').encode()
+    with pytest.raises(DatasetError, match=r"simple_qa_test_set.csv: line 2: not a CSV record"):
+        parse_simpleqa_csv(data, "simple_qa_test_set.csv")
+    mine = tmp_path / "mine.csv"
+    mine.write_text(f'question,gold_answer\n"{huge}",a\n', encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"mine\.csv: line 2: not a CSV record"):
+        load_question_set(mine)
