@@ -462,6 +462,14 @@ def main() -> None:
     except errors as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(2)
+    except Exception as exc:
+        from bench.errors import explain
+
+        message = explain(exc)
+        if message is None:
+            raise
+        console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
