@@ -21,6 +21,7 @@ from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
     REPO_ROOT,
+    default_scoring_vars,
     load_scoring_vars,
     parse_draco_weights,
     parse_weights,
@@ -279,7 +280,9 @@ def rescore(
     paths = _paths(home)
     scoring = {} if reset else load_scoring_vars(paths)
     if weights:
-        merged = {**scoring.get("extraction_weights", {}), **parse_weights(weights)}
+        # Weights not named keep their current value (the project default on a fresh home).
+        current = scoring.get("extraction_weights") or default_scoring_vars()["extraction_weights"]
+        merged = {**current, **parse_weights(weights)}
         scoring["extraction_weights"] = merged
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold

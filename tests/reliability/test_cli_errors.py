@@ -66,3 +66,18 @@ def test_a_warehouse_held_by_another_process_is_named_with_its_pid(tmp_path):
     assert "in use by another process" in output and f"PID {holder.pid}" in output
     assert "internet" not in output and "Traceback" not in output
     assert time.monotonic() - started < 120
+
+
+@pytest.mark.slow
+def test_the_readmes_rescore_works_on_a_fresh_home(tmp_path):
+    """`bench rescore --weights completeness=0.5,success=0.2` (README): weights not named keep
+    the project default instead of failing dbt's 'must have exactly the keys'."""
+    env = {**os.environ, "BENCH_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [BENCH, "rescore", "--weights", "completeness=0.5,success=0.2"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "rescored" in proc.stderr
