@@ -290,6 +290,13 @@ def rescore(
         scoring["draco_penalty_floor"] = draco_penalty_floor
     if draco_weights is not None:
         scoring["draco_weight_override_rows"] = parse_draco_weights(draco_weights)
+    if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
+        save_scoring_vars(paths, scoring)
+        console.print(
+            f"saved {scoring or 'the default scoring vars'}; the warehouse has no events yet, "
+            "so every later build (bench run …, bench demo) scores with them"
+        )
+        return
     with console.status("dbt build with the new scoring vars"):
         pipeline.build(paths, scoring_vars=scoring)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them

@@ -47,6 +47,21 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
     return result
 
 
+def has_events(paths: BenchPaths) -> bool:
+    """Whether the warehouse holds a raw.events table yet (a fresh home does not)."""
+    import duckdb
+
+    if not paths.warehouse_db.exists():
+        return False
+    with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+        return bool(
+            con.execute(
+                "select count(*) from information_schema.tables "
+                "where table_schema = 'raw' and table_name = 'events'"
+            ).fetchone()[0]
+        )
+
+
 def build(
     paths: BenchPaths,
     *,

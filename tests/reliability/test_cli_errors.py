@@ -80,4 +80,6 @@ def test_the_readmes_rescore_works_on_a_fresh_home(tmp_path):
         env=env,
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert "rescored" in proc.stderr
+    assert "saved" in proc.stderr and "completeness" in proc.stderr
+    saved = (tmp_path / "home" / "scoring.json").read_text()
+    assert '"f1": 0.2' in saved and '"completeness": 0.5' in saved
