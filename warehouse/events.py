@@ -553,6 +553,14 @@ class Envelope(Frozen):
     # writer builds the line without serialising the event a second time.
     _hashed_json: str | None = PrivateAttr(default=None)
 
+    def __eq__(self, other: object) -> bool:
+        # The fields are the event; the cached JSON is not (pydantic compares private attrs).
+        if not isinstance(other, Envelope):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # the payload is a dict: an envelope was never hashable
+
     def hashed_content(self) -> dict[str, Any]:
         return hashed_content(self.model_dump())
 

@@ -218,3 +218,10 @@ def test_a_torn_manifest_line_is_set_aside_naming_the_file(log):
     log.manifest_path.write_text("\n".join(text) + "\n")
     with pytest.raises(ManifestCorrupt, match=r"MANIFEST.jsonl:1: not a MANIFEST record"):
         log.manifest()
+
+
+def test_an_envelope_equals_its_copy_whatever_the_writer_cached():
+    from warehouse.events import Envelope
+
+    event = item_event(3)
+    assert Envelope(**event.model_dump()) == event
