@@ -371,6 +371,10 @@ def _line(event: Envelope | dict[str, Any], prev_sha256: str) -> str:
     """The canonical JSON of the envelope with its chain link set."""
     # (read from pydantic's private dict directly: its __getattr__ costs a third of an append)
     hashed = event.__pydantic_private__.get("_hashed_json") if isinstance(event, Envelope) else None
+    # The cache is used only while it is what content_sha256 covers (a model_copy with new
+    # fields carries the old cache along).
+    if hashed is not None and sha256_hex(hashed) != event.content_sha256:
+        hashed = None
     if hashed is None:
         body = event.model_dump() if isinstance(event, Envelope) else dict(event)
         body["prev_sha256"] = prev_sha256
