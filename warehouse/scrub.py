@@ -30,6 +30,9 @@ SECRET_ENV_NAME = re.compile(
     r"(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_AUTH$)", re.IGNORECASE
 )
 # user:password@ in the authority of any URL-like text (scheme://user:password@host)
+# Names that match the pattern but hold a location, not a secret (the signing key's *path*).
+NOT_SECRET_ENV_NAMES = frozenset({"BENCH_LOG_SIGNING_KEY", "BENCH_LOG_PUBLIC_KEY"})
+NOT_SECRET_ENV_SUFFIXES = ("_PATH", "_FILE", "_DIR")
 URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@\"'<>\\]+:[^/\s@\"'<>\\]+@")
 
 _registered: set[str] = set()
@@ -46,7 +49,10 @@ def configured_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     found = {
         value.strip()
         for name, value in env.items()
-        if SECRET_ENV_NAME.search(name) and len(value.strip()) >= MIN_SECRET_CHARS
+        if SECRET_ENV_NAME.search(name)
+        and name not in NOT_SECRET_ENV_NAMES
+        and not name.upper().endswith(NOT_SECRET_ENV_SUFFIXES)
+        and len(value.strip()) >= MIN_SECRET_CHARS
     }
     return sorted(found | _registered)
 

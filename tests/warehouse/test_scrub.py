@@ -61,6 +61,8 @@ def test_secrets_come_from_key_named_environment_variables():
         "BRAVE_SEARCH_API_KEY": "x" * 20,
         "HOME": "/h" * 9,
         "GH_TOKEN": "short",
+        "BENCH_LOG_SIGNING_KEY": "/root/.config/bench/log.key",
+        "GOOGLE_CREDENTIALS_FILE": "/etc/creds.json",
     }
     assert configured_secrets(env) == ["sk-aaaaaaaaaaaa", "x" * 20]
 
