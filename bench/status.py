@@ -51,12 +51,17 @@ def _verification_summary(paths: BenchPaths) -> str:
         aside = ", ".join(verification.get("segments_set_aside", [])) or "none"
         return (
             f"FAILED at {at}: {len(verification['problems'])} problem(s), first "
-            f"{first.get('segment')}:{first.get('line')}: {first.get('kind')}; segments set "
+            f"{_where(first)}: {first.get('kind')}; segments set "
             f"aside: {aside} (bench verify; bench verify --accept REASON)"
         )
     if status == "accepted":
         return f"accepted on the record ({len(verification['accepted'])} problem(s)), {at}"
     return f"ok at {at}"
+
+
+def _where(problem: dict) -> str:
+    line = problem.get("line")
+    return f"{problem.get('segment')}:{line}" if line is not None else str(problem.get("segment"))
 
 
 def _warehouse_summary(paths: BenchPaths) -> str:

@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from bench.options import HomeOption
 from warehouse.log import EventLog
-from warehouse.log_trust import accept, last_trusted_head, save_verification
+from warehouse.log_trust import accept, last_trusted_head, record_head, save_verification
 from warehouse.merkle import LogHead
 from warehouse.signing import generate_key, public_key_from
 from warehouse.verify import verify_log
@@ -58,7 +58,8 @@ def register(app: typer.Typer, paths_for) -> None:
             str | None,
             typer.Option(
                 help="Prove the log extends this earlier head: SIZE:ROOT as `bench publish` "
-                "printed it, `published` (the snapshot's) or `last` (the last one recorded)."
+                "printed it, `published` (the snapshot's) or `last` (the last one recorded; "
+                "the default)."
             ),
         ] = None,
         public_key: Annotated[
@@ -82,12 +83,17 @@ def register(app: typer.Typer, paths_for) -> None:
             report, head = accept(paths, accept_reason)
             out.print(f"acceptance recorded; log head {head}")
         else:
+            # Without --since: against the last head this data root vouched for, and the
+            # outcome is what `bench status` and the snapshot report.
             report = verify_log(
                 EventLog(paths.log_dir),
-                since=_since(since, paths),
+                since=_since(since, paths) if since else last_trusted_head(paths),
                 public_key=public_key_from(public_key),
             )
-            save_verification(paths, report)
+            if since is None:
+                save_verification(paths, report)
+                if report.intact and report.head is not None:
+                    record_head(paths, report.head, "verified")
         for problem in report.accepted:
             console.print(f"[yellow]accepted[/yellow] {escape(str(problem))}")
         if report.intact:

@@ -25,7 +25,7 @@ SIGNING_KEY_ENV = "BENCH_LOG_SIGNING_KEY"
 PUBLIC_KEY_ENV = "BENCH_LOG_PUBLIC_KEY"
 
 
-class SigningError(RuntimeError):
+class SigningError(ValueError):
     pass
 
 
