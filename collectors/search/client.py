@@ -12,6 +12,7 @@ per rate group), keys read from the environment on first use.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from collectors.http import (
     CallOutcome,
     CallPolicy,
     Channel,
+    ErrorClass,
     LaneAborted,
     MissingApiKey,
     Redactor,
@@ -168,6 +170,7 @@ class SearchClient:
                 policy=self.policy_for(spec),
                 redactor=self._redactor(),
                 vendor_request_id=spec.vendor_request_id,
+                body_failure=spec.body_failure,
             )
         return self._channels[lane]
 
@@ -193,7 +196,7 @@ class SearchClient:
         outcome = await call_provider(
             channel, request, stage=stage, item_id=item_id, attempt=attempt
         )
-        chunks = spec.normalise(outcome.body_json) if outcome.completed else []
+        chunks = spec.normalize(outcome.body_json) if outcome.completed else []
         return SearchResult(lane, outcome, chunks, spec.normalizer_version)
 
     async def preflight(self, lane: str, *, attempt: int = 1) -> PreflightReport:
@@ -209,15 +212,7 @@ class SearchClient:
             problem = await _healthcheck(channel, f"{base_url.rstrip('/')}{spec.healthcheck_path}")
             if problem is not None:
                 return PreflightReport(lane, "unreachable", f"healthcheck: {problem}")
-        single = Channel(
-            lane=channel.lane,
-            provider=channel.provider,
-            clients=channel.clients,
-            throttle=channel.throttle,
-            policy=channel.policy.with_overrides(max_attempts=1),
-            redactor=channel.redactor,
-            vendor_request_id=channel.vendor_request_id,
-        )
+        single = dataclasses.replace(channel, policy=channel.policy.with_overrides(max_attempts=1))
         request = spec.build_request(base_url, key, PREFLIGHT_QUERY, 1)
         try:
             outcome = await call_provider(
@@ -226,12 +221,15 @@ class SearchClient:
         except LaneAborted as aborted:
             return PreflightReport(lane, "auth_failed", str(aborted), aborted.outcome)
         if outcome.completed:
-            found = len(spec.normalise(outcome.body_json))
+            found = len(spec.normalize(outcome.body_json))
             return PreflightReport(
                 lane, "ok", f"HTTP {outcome.status_code}, {found} result(s)", outcome
             )
         payload = outcome.payload
-        status: PreflightStatus = "rejected" if payload.landed else "unreachable"
+        # A 200 the vendor marks as failed (Firecrawl `success: false`) came from a reachable
+        # host that refused the call: a rejection, not an unreachable host.
+        answered = payload.landed or payload.error_class == ErrorClass.VENDOR_FAILED
+        status: PreflightStatus = "rejected" if answered else "unreachable"
         return PreflightReport(
             lane, status, f"{payload.error_class}: {payload.error_message}", outcome
         )
@@ -250,5 +248,5 @@ async def _healthcheck(channel: Channel, url: str) -> str | None:
 
 
 def chunks_from_raw_body(lane: str, raw_body: str) -> list[Chunk]:
-    """Re-normalise a stored raw body with the lane's current normaliser."""
-    return LANES[lane].normalise(parse_body(raw_body))
+    """Re-normalize a stored raw body with the lane's current normaliser."""
+    return LANES[lane].normalize(parse_body(raw_body))

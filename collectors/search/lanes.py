@@ -1,4 +1,4 @@
-"""The nine SimpleQA search lanes (methodology §2.2), as an explicit registry.
+"""The SimpleQA search lanes (methodology §2.2), as an explicit registry: `LANES` is the list.
 
 Prices: USD per 1,000 queries at 10 results, list prices snapshot 2026-09-17 (providers.md §1).
 Rates: the client-side limits of the reference harness; `rate_group` names the limiter a lane
@@ -41,7 +41,7 @@ class LaneSpec:
     rate_group: str
     concurrency: int
     build_request: RequestBuilder
-    normalise: Callable[[Any], list[Chunk]]  # parsed JSON body -> ranked chunks
+    normalize: Callable[[Any], list[Chunk]]  # parsed JSON body -> ranked chunks
     normalizer_version: str
     vendor_request_id: RequestIdReader = request_id_from_headers
     policy: CallPolicy = STANDARD_POLICY
@@ -49,10 +49,12 @@ class LaneSpec:
     price_snapshot: str = PRICE_SNAPSHOT
     max_results: int = MAX_RESULTS
     healthcheck_path: str | None = None
+    # A 2xx body the vendor marks as failed -> why (see collectors.http.Channel.body_failure).
+    body_failure: Callable[[Any], str | None] | None = None
 
-    def normalise_raw(self, raw_body: str) -> list[Chunk]:
+    def normalize_raw(self, raw_body: str) -> list[Chunk]:
         """Chunks from a stored raw body: what a re-normalisation from the log runs."""
-        return self.normalise(parse_body(raw_body))
+        return self.normalize(parse_body(raw_body))
 
     def system_ref(
         self,
@@ -82,6 +84,11 @@ class LaneSpec:
                     "budget_s": policy.budget_s,
                     "attempt_timeout_s": policy.attempt_timeout_s,
                     "extra_retryable_statuses": sorted(policy.extra_retryable_statuses),
+                    **(
+                        {"extra_abort_statuses": sorted(dict(policy.extra_abort_statuses))}
+                        if policy.extra_abort_statuses
+                        else {}
+                    ),
                 },
             },
         )
@@ -102,7 +109,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="nimble:search_standard",  # Nimble limits per product (search depth)
         concurrency=16,
         build_request=nimble.build_request,
-        normalise=nimble.normalise,
+        normalize=nimble.normalize,
         normalizer_version=nimble.NORMALIZER_VERSION,
         vendor_request_id=nimble.vendor_request_id,
         policy=STANDARD_POLICY.with_overrides(extra_retryable_statuses=nimble.RETRYABLE_EXTRA),
@@ -120,7 +127,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="exa",
             concurrency=16,
             build_request=partial(exa.build_request, search_type=search_type),
-            normalise=exa.normalise,
+            normalize=exa.normalize,
             normalizer_version=exa.NORMALIZER_VERSION,
             vendor_request_id=exa.vendor_request_id,
             settings={"type": search_type, "contents": {"summary": True}},
@@ -138,7 +145,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="parallel",
             concurrency=16,
             build_request=partial(parallel.build_request, mode=mode),
-            normalise=parallel.normalise,
+            normalize=parallel.normalize,
             normalizer_version=parallel.NORMALIZER_VERSION,
             vendor_request_id=parallel.vendor_request_id,
             settings={"mode": mode},
@@ -156,9 +163,10 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="tavily",
             concurrency=4,
             build_request=partial(tavily.build_request, search_depth=depth),
-            normalise=tavily.normalise,
+            normalize=tavily.normalize,
             normalizer_version=tavily.NORMALIZER_VERSION,
             vendor_request_id=tavily.vendor_request_id,
+            policy=STANDARD_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
             settings={"search_depth": depth, "include_answer": False},
         )
         for depth in ("basic", "fast")
@@ -173,7 +181,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="brave",
         concurrency=4,
         build_request=brave.build_request,
-        normalise=brave.normalise,
+        normalize=brave.normalize,
         normalizer_version=brave.NORMALIZER_VERSION,
         policy=PATIENT_POLICY,
         settings={"extra_snippets": True, "operators": False},
@@ -188,9 +196,10 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="firecrawl",
         concurrency=4,
         build_request=firecrawl.build_request,
-        normalise=firecrawl.normalise,
+        normalize=firecrawl.normalize,
         normalizer_version=firecrawl.NORMALIZER_VERSION,
         vendor_request_id=firecrawl.vendor_request_id,
+        body_failure=firecrawl.body_failure,
         policy=PATIENT_POLICY,
         settings={"sources": ["web"], "scrape": False, "timeout_ms": firecrawl.SERVER_TIMEOUT_MS},
     ),
