@@ -24,6 +24,14 @@ def shared_data_dir() -> Path:
 WEIGHT_KEYS = ("completeness", "success", "f1", "latency", "throughput")
 
 
+def default_scoring_vars() -> dict[str, Any]:
+    """The vars dbt_project.yml declares: what a build uses when nothing overrides them."""
+    import yaml
+
+    document = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    return dict(document.get("vars") or {})
+
+
 def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
     if not paths.scoring_file.exists():
         return {}

@@ -78,6 +78,15 @@ def load_question_set(path: Path) -> QaDataset:
 
 def _csv_records(text: str, path: Path):
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        yield from _dict_records(reader, path)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        raise DatasetError(
+            f"{path}: line {reader.line_num + 1}: not a CSV record ({exc})"
+        ) from None
+
+
+def _dict_records(reader: csv.DictReader, path: Path):
     header = reader.fieldnames or []
     if header == simpleqa.HEADER:
         raise DatasetError(
