@@ -238,12 +238,12 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
 
 def append_rejudge(home: Path, n_events: int = APPENDED) -> int:
     """`n_events` new verdicts on the first run: a second judge regime reaching a few reports."""
+    import duckdb
+
     from collectors.draco.dataset import load_draco
     from warehouse.events import make_event
     from warehouse.log import EventLog
     from warehouse.provenance import producer_for
-
-    import duckdb
 
     task_set = load_draco(DRACO_JSONL)
     producer = producer_for({"benchmark": "scale"})
@@ -256,7 +256,9 @@ def append_rejudge(home: Path, n_events: int = APPENDED) -> int:
                 [run_id],
             ).fetchall()
         )
-    events = [make_event(_regime(REJUDGE, "gemini-scale", 1, False), run_id=run_id, producer=producer)]
+    events = [
+        make_event(_regime(REJUDGE, "gemini-scale", 1, False), run_id=run_id, producer=producer)
+    ]
     rng = random.Random(1)
     by_id = {t.item_id: t for t in task_set.tasks}
     for key in sorted(reports):
@@ -394,7 +396,9 @@ def measure(n_verdicts: int, root: Path) -> dict:
     figures["rescore_floor"] = timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100")
     figures["rescore_weights"] = timed(home, str(BENCH), "rescore", "--weights", WEIGHTS)
     figures["bare_query"] = bare_query(home)
-    figures["log_mb"] = sum(f.stat().st_size for f in (home / "log").rglob("*") if f.is_file()) / 2**20
+    figures["log_mb"] = (
+        sum(f.stat().st_size for f in (home / "log").rglob("*") if f.is_file()) / 2**20
+    )
     figures["warehouse_mb"] = (home / "warehouse.duckdb").stat().st_size / 2**20
     return figures
 
@@ -417,7 +421,9 @@ def report(results: list[dict]) -> None:
     table.add_column("step")
     for r in results:
         table.add_column(f"{r['verdicts']:,} verdicts", justify="right")
-    table.add_row("events in the log", *(f"{r['events']:,} ({r['log_mb']:,.0f} MB)" for r in results))
+    table.add_row(
+        "events in the log", *(f"{r['events']:,} ({r['log_mb']:,.0f} MB)" for r in results)
+    )
     for key, label in STEPS:
         table.add_row(label, *(f"{r[key][0]:.1f} s, {r[key][1]:,.0f} MB" for r in results))
     table.add_row(
