@@ -294,20 +294,21 @@ def generate_beside(home: Path) -> None:
 # --- measuring -------------------------------------------------------------------------------
 
 
-def timed(home: Path, *args: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB of the process and its descendants) of one command."""
+def timed(home: Path, *args: str) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB of the process and its descendants, their CPU seconds) of one
+    command. CPU seconds move less than wall time when other work shares the cores."""
     out = home / "time.out"
     env = {**os.environ, "BENCH_HOME": str(home)}
     proc = subprocess.run(
-        ["/usr/bin/time", "-f", "%e %M", "-o", str(out), *args],
+        ["/usr/bin/time", "-f", "%e %M %U %S", "-o", str(out), *args],
         env=env,
         capture_output=True,
         text=True,
     )
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    elapsed, rss_kb = out.read_text().split()[-2:]
-    return float(elapsed), int(rss_kb) / 1024
+    elapsed, rss_kb, user, system = out.read_text().split()[-4:]
+    return float(elapsed), int(rss_kb) / 1024, float(user) + float(system)
 
 
 def bare_query(home: Path, floor: float = -100.0) -> tuple[float, int]:
@@ -387,7 +388,7 @@ def measure(n_verdicts: int, root: Path) -> dict:
         text=True,
     ).stdout.split()
     figures.update(runs=int(info[0]), verdicts=int(info[1]), events=int(info[2]))
-    figures["generate"] = (time.perf_counter() - started, 0.0)
+    figures["generate"] = (time.perf_counter() - started, 0.0, 0.0)
     figures["ingest"] = timed(home, str(BENCH), "ingest")
     figures["build"] = timed(home, str(BENCH), "build")
     subprocess.run([py, script, "--internal-append", str(home)], check=True)
@@ -417,7 +418,9 @@ def report(results: list[dict]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"benchmarks/scale.py (load average {os.getloadavg()[0]:.2f})")
+    table = Table(
+        title=f"benchmarks/scale.py: wall (CPU), peak RSS; load average {os.getloadavg()[0]:.2f}"
+    )
     table.add_column("step")
     for r in results:
         table.add_column(f"{r['verdicts']:,} verdicts", justify="right")
@@ -425,7 +428,10 @@ def report(results: list[dict]) -> None:
         "events in the log", *(f"{r['events']:,} ({r['log_mb']:,.0f} MB)" for r in results)
     )
     for key, label in STEPS:
-        table.add_row(label, *(f"{r[key][0]:.1f} s, {r[key][1]:,.0f} MB" for r in results))
+        table.add_row(
+            label,
+            *(f"{r[key][0]:.1f} s ({r[key][2]:.0f} s CPU), {r[key][1]:,.0f} MB" for r in results),
+        )
     table.add_row(
         "bare query (reference, best of 3)",
         *(f"{r['bare_query'][0]:.3f} s ({r['bare_query'][1]} systems)" for r in results),
