@@ -6,8 +6,8 @@ with
 
 events as (
 
-    select * from {{ ref('stg_events') }} as source
-    {%- if is_incremental() %}
+    select * from {{ ref('stg_events') }}
+    {%- if is_incremental() %} as source
     where _load_id >= {{ first_unseen_load_id(ref('stg_events'), 'event_id', 'event_id') }}
         and not exists (select 1 from {{ this }} as seen where seen.event_id = source.event_id)
     {%- endif %}
