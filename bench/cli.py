@@ -143,6 +143,15 @@ def _register_qa() -> None:
 _register_qa()
 
 
+def _register_imports() -> None:
+    from bench import import_cli
+
+    import_cli.register(import_app, _paths)
+
+
+_register_imports()
+
+
 # --- import ----------------------------------------------------------------------------------
 
 
