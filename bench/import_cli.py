@@ -111,3 +111,71 @@ def register(import_app: typer.Typer, paths_for: Callable[[Path | None], BenchPa
             with console.status("loading events, building marts, publishing"):
                 pipeline.refresh(paths)
             console.print(f"published {paths.serve_db}")
+
+    @import_app.command("qa-results")
+    def import_qa_results_cmd(
+        file: Annotated[Path, typer.Argument(help="The per-question results file to import.")],
+        format: Annotated[
+            str,
+            typer.Option(
+                "--format",
+                help="nimble (dataset_simpleqa_raw_results_<lane>.csv) | simple-evals "
+                "(<eval>_allresults.json) | csv (question,answer,grade; docs/imports.md)",
+            ),
+        ],
+        lane: Annotated[str, typer.Option(help="Name of the lane the file is about.")],
+        grader_label: Annotated[
+            str | None,
+            typer.Option(help="Names the imported grader regime (the files do not name it)."),
+        ] = None,
+        questions: Annotated[
+            str,
+            typer.Option(help="'simpleqa' (the pinned test set), 'demo' or a question-set file."),
+        ] = "simpleqa",
+        dataset_file: Annotated[
+            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
+        ] = None,
+        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Import another harness's SimpleQA rows, joined to the questions by text.
+
+        Stored grades become an imported grader regime, never ours. Example:
+        bench import qa-results dataset_simpleqa_raw_results_nimble_search.csv --format nimble
+        --lane nimble_search --grader-label gpt-4o"""
+        from bench.qa_cli import _questions, _simpleqa
+        from collectors.imports.qa_results import import_qa_results
+
+        paths = paths_for(home)
+        dataset = (
+            _simpleqa(paths, dataset_file) if questions == "simpleqa" else _questions(questions)
+        )
+        summary = import_qa_results(
+            pipeline.event_log(paths),
+            file,
+            fmt=format,
+            lane=lane,
+            dataset=dataset,
+            grader_label=grader_label,
+            argv=sys.argv[1:],
+        )
+        table = Table(title=f"imported {file.name}")
+        for column in ("run", "grader regime", "rows", "landed", "failed"):
+            table.add_column(column)
+        table.add_row(
+            summary.run_id,
+            summary.judge_id or "-",
+            str(summary.items_in_file),
+            str(summary.completed),
+            str(summary.failed),
+        )
+        console.print(table)
+        if summary.already_imported:
+            console.print(f"[green]run {summary.run_id} was already imported; nothing to do")
+        print_unjoined(
+            "unmatched rows", summary.unmatched_ids, "no SimpleQA question has that text"
+        )
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+            console.print(f"published {paths.serve_db}")

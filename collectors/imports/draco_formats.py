@@ -312,7 +312,9 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
         item_id = _item_id(record, "item_id", source, f"line {number}")
         if item_id in chosen:
             repeats.append(item_id)
-            if (chosen[item_id][1].get("error") and not record.get("error")) or bool(chosen[item_id][1].get("error")) == bool(record.get("error")):
+            if (chosen[item_id][1].get("error") and not record.get("error")) or bool(
+                chosen[item_id][1].get("error")
+            ) == bool(record.get("error")):
                 chosen[item_id] = (number, record)
             continue
         chosen[item_id] = (number, record)
