@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,9 +17,10 @@ class LaneConfigError(ValueError):
 
 
 def available_lanes() -> list[str]:
+    from collectors.qa.answer_lanes import ANSWER_LANES
     from collectors.search import LANES
 
-    return [*OFFLINE_LANES, *sorted(LANES)]
+    return [*OFFLINE_LANES, *sorted(LANES), *ANSWER_LANES]
 
 
 def build_lanes(
@@ -40,7 +42,17 @@ def build_lanes(
             f"unknown lane(s) {', '.join(unknown)}; available: {', '.join(available_lanes())}"
         )
     lanes: dict[str, QaLane] = {}
-    vendor = [name for name in names if name not in OFFLINE_LANES]
+    from collectors.qa.answer_lanes import ANSWER_LANES, answer_lanes
+
+    answering = [name for name in names if name in ANSWER_LANES]
+    if answering:  # vendors' own answer products: a separate lane kind
+        for lane in answer_lanes(
+            answering,
+            environ=os.environ if environ is None else environ,
+            base_urls=search_client_options.get("base_urls"),
+        ):
+            lanes[lane.name] = lane
+    vendor = [name for name in names if name not in OFFLINE_LANES and name not in ANSWER_LANES]
     if vendor:
         from collectors.qa.vendor_lanes import vendor_lanes
 
