@@ -146,7 +146,7 @@ _register_qa()
 def _register_imports() -> None:
     from bench import import_cli
 
-    import_cli.register(import_app, _paths)
+    import_cli.register(app, import_app, _paths)
 
 
 _register_imports()

@@ -21,6 +21,7 @@ console = Console(stderr=True)
 
 DRACO_FORMATS = "valyu | nimble | csv"
 SHOWN_IDS = 10
+ScoreOption = Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")]
 
 
 def _ids(ids: list[str]) -> str:
@@ -35,7 +36,11 @@ def print_unjoined(label: str, ids: list[str], meaning: str) -> None:
         console.print(f"[yellow]{len(ids)} {label}[/yellow] ({meaning}): {_ids(ids)}")
 
 
-def register(import_app: typer.Typer, paths_for: Callable[[Path | None], BenchPaths]) -> None:
+def register(
+    app: typer.Typer, import_app: typer.Typer, paths_for: Callable[[Path | None], BenchPaths]
+) -> None:
+    _register_corrections(app, import_app, paths_for)
+
     @import_app.command("draco-results")
     def import_draco_results_cmd(
         file: Annotated[Path, typer.Argument(help="The results file to import.")],
@@ -179,3 +184,124 @@ def register(import_app: typer.Typer, paths_for: Callable[[Path | None], BenchPa
             with console.status("loading events, building marts, publishing"):
                 pipeline.refresh(paths)
             console.print(f"published {paths.serve_db}")
+
+
+def _print_corrections(corrections, written: int) -> None:
+    table = Table(title="corrections")
+    for column in ("event", "target", "effect", "reason"):
+        table.add_column(column)
+    for c in corrections:
+        p = c.payload
+        if p.event_type == "item_excluded":
+            target = f"{p.benchmark} item {p.item_id}" + (
+                f" (run {p.scope_run_id})" if p.scope_run_id else ""
+            )
+            effect = "excluded" if p.excluded else "reinstated"
+        else:
+            target, effect = (
+                f"{p.superseded_event_type} {p.superseded_event_id}",
+                f"-> {p.replacement}",
+            )
+        table.add_row(p.event_type, target, effect, p.reason)
+    console.print(table)
+    console.print(
+        f"{written} new correction event(s) appended ({len(corrections) - written} already in the log)"
+    )
+
+
+def _register_corrections(
+    app: typer.Typer, import_app: typer.Typer, paths_for: Callable[[Path | None], BenchPaths]
+) -> None:
+    @app.command("exclude")
+    def exclude_cmd(
+        item_ids: Annotated[
+            list[str], typer.Argument(help="Item id(s) to take out of the scores.")
+        ],
+        benchmark: Annotated[str, typer.Option(help="draco | qa | extraction")],
+        reason: Annotated[str, typer.Option(help="Why (stored with the correction).")],
+        run: Annotated[
+            str | None, typer.Option(help="Only this run (default: every run over the dataset).")
+        ] = None,
+        dataset_sha256: Annotated[
+            str | None, typer.Option(help="The dataset, when the item is in several.")
+        ] = None,
+        reinstate: Annotated[
+            bool, typer.Option(help="Put previously excluded items back instead.")
+        ] = False,
+        score: ScoreOption = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Exclude items from every score of a family (an item_excluded event; never an edit).
+
+        Example: bench exclude ca0edd2d-c9b8-4b85-9b40-754f4865579a --benchmark draco
+        --reason "rubric criterion 12 contradicts the source"
+        """
+        from collectors.imports.corrections import append_corrections, exclude_items, provenance
+
+        paths = paths_for(home)
+        log = pipeline.event_log(paths)
+        corrections = exclude_items(
+            log,
+            item_ids,
+            benchmark=benchmark,
+            reason=reason,
+            provenance=provenance("cli", sys.argv[1:]),
+            scope_run_id=run,
+            dataset_sha256=dataset_sha256,
+            reinstate=reinstate,
+        )
+        _print_corrections(corrections, append_corrections(log, corrections))
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+
+    @app.command("supersede-verdict")
+    def supersede_cmd(
+        event_ids: Annotated[
+            list[str],
+            typer.Argument(help="judge_verdict / imported_verdict / answer_graded event ids."),
+        ],
+        verdict: Annotated[str, typer.Option(help="MET | UNMET (DRACO) or A | B | C (QA grade).")],
+        reason: Annotated[str, typer.Option(help="Why (stored with the correction).")],
+        score: ScoreOption = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Replace stored verdicts with corrected ones (verdict_superseded events)."""
+        from collectors.imports.corrections import (
+            append_corrections,
+            provenance,
+            supersede_verdicts,
+        )
+
+        paths = paths_for(home)
+        log = pipeline.event_log(paths)
+        corrections = supersede_verdicts(
+            log,
+            event_ids,
+            replacement=verdict,
+            reason=reason,
+            provenance=provenance("cli", sys.argv[1:]),
+        )
+        _print_corrections(corrections, append_corrections(log, corrections))
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+
+    @import_app.command("corrections")
+    def import_corrections_cmd(
+        file: Annotated[
+            Path, typer.Argument(help="CSV: kind,target,reason[,benchmark,replacement,run_id,...]")
+        ],
+        score: ScoreOption = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Import exclusions and verdict supersessions from a file (docs/imports.md)."""
+        from collectors.imports.corrections import append_corrections, parse_corrections_file
+
+        paths = paths_for(home)
+        log = pipeline.event_log(paths)
+        corrections = parse_corrections_file(log, file, sys.argv[1:])
+        _print_corrections(corrections, append_corrections(log, corrections))
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)

@@ -578,6 +578,65 @@ class ImportedVerdict(Payload):
     source_event_id: str  # the imported_file_registered event
 
 
+# --- corrections (a correction is a new fact, never an edit) ----------------------------------
+
+
+class CorrectionProvenance(Frozen):
+    """Who made a correction and how: the command line, or the file it was imported from."""
+
+    source: Literal["cli", "import"]
+    actor: str | None = None  # e.g. the OS user; never a secret
+    argv: list[str] = Field(default_factory=list)
+    file_name: str | None = None
+    file_sha256: str | None = None
+
+
+class ItemExcluded(Payload):
+    """An item taken out of (or, with `excluded=False`, put back into) every score of one
+    family: all runs over `dataset_sha256`, or only `scope_run_id`. The latest event per
+    (benchmark, dataset, item, scope) decides; the item's events stay in the log and the marts
+    list what was excluded and why."""
+
+    event_type: ClassVar[str] = "item_excluded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = (
+        "benchmark",
+        "dataset_sha256",
+        "item_id",
+        "scope",
+        "excluded",
+        "reason",
+    )
+
+    benchmark: Literal["draco", "qa", "extraction"]  # the family whose marts honour it
+    dataset_sha256: str
+    item_id: str
+    scope_run_id: str | None = None  # None = every run over the dataset
+    excluded: bool = True  # False reinstates an earlier exclusion
+    reason: str = Field(min_length=1)
+    provenance: CorrectionProvenance
+
+    @property
+    def scope(self) -> str:
+        return self.scope_run_id or "*"
+
+
+class VerdictSuperseded(Payload):
+    """A stored verdict replaced by a corrected one (the stored event is never edited): a
+    DRACO `judge_verdict` / `imported_verdict` (verdict MET/UNMET) or a QA `answer_graded`
+    (grade A/B/C). Marts score the replacement and keep both event ids."""
+
+    event_type: ClassVar[str] = "verdict_superseded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("superseded_event_id", "replacement", "reason")
+
+    superseded_event_id: str
+    superseded_event_type: Literal["judge_verdict", "imported_verdict", "answer_graded"]
+    replacement: Literal["MET", "UNMET", "A", "B", "C"]
+    reason: str = Field(min_length=1)
+    provenance: CorrectionProvenance
+
+
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
     for model in (
@@ -602,6 +661,8 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
         JudgeVerdict,
         ImportedFileRegistered,
         ImportedVerdict,
+        ItemExcluded,
+        VerdictSuperseded,
     )
 }
 

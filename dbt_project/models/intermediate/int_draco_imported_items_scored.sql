@@ -85,6 +85,8 @@ final as (
             and figures.lane = runs.lane
             and figures.judge_id = runs.judge_id
             and figures.item_id = runs.item_id
+    -- an excluded task leaves the imported regime's scores too (int_corrections_items_excluded)
+    where not {{ is_excluded_item('draco', 'figures.run_id', 'figures.item_id', 'tasks.dataset_sha256') }}
 
 )
 

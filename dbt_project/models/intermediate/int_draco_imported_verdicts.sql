@@ -30,8 +30,14 @@ final as (
         criteria.criterion_position,
         cast(criteria.registered_weight as double) as weight,
         case when criteria.registered_weight < 0 then 'negative' else 'positive' end as polarity,
-        verdicts.verdict,
-        verdicts.met_rate,
+        coalesce(superseded.replacement, verdicts.verdict) as verdict,
+        -- a verdict_superseded correction replaces the file's verdict (met_rate 1 / 0)
+        case superseded.replacement
+            when 'MET' then 1.0
+            when 'UNMET' then 0.0
+            else verdicts.met_rate
+        end as met_rate,
+        superseded.correction_event_id as superseded_by_event_id,
         verdicts.samples,
         verdicts.justification,
         verdicts.source_event_id as file_event_id,
@@ -42,6 +48,9 @@ final as (
         on verdicts.run_id = criteria.run_id
             and verdicts.item_id = criteria.item_id
             and verdicts.criterion_id = criteria.criterion_id
+    left join {{ ref('int_corrections_verdicts_superseded') }} as superseded
+        on verdicts.imported_verdict_event_id = superseded.superseded_event_id
+            and superseded.superseded_event_type = 'imported_verdict'
 
 )
 
