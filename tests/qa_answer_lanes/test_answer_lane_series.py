@@ -169,3 +169,21 @@ def test_run1_view_ranks_within_the_answer_kind_and_states_the_confound(built):
     assert view["exa_answer"]["change_since_run1"] == 0
     assert "confounded with learning" in view["nimble_answer"]["order_confound"]
     assert view["nimble_answer"]["n_runs"] == 3
+
+
+def test_answer_lanes_are_not_mixed_with_synthesised_lanes_unless_asked():
+    from collectors.qa.lane_registry import LaneConfigError
+
+    with pytest.raises(LaneConfigError, match="never ranked with synthesised lanes"):
+        build_lanes(["exa_answer", "closed-book"], environ=KEYS)
+    lanes = build_lanes(
+        ["exa_answer", "closed-book"], environ={**KEYS, "BENCH_MIX_LANE_KINDS": "1"}
+    )
+    assert [lane.name for lane in lanes] == ["exa_answer", "closed-book"]
+
+
+def test_an_answer_lane_needs_its_key():
+    from collectors.http import MissingApiKey
+
+    with pytest.raises(MissingApiKey):
+        build_lanes(["tavily_answer"], environ={})
