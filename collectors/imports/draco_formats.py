@@ -28,10 +28,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from collectors.draco.model import Criterion, RubricTask
+from collectors.draco.normalize import normalize_report
 from collectors.imports.source_file import SourceFile, kind, number_or_none
 from warehouse.events import ImportedItemFigure, ReportCitation
 
@@ -291,6 +293,23 @@ def _valyu_inference(source: SourceFile, tasks: dict[str, RubricTask]) -> Parsed
     return parsed
 
 
+_URL_IN_LINE = re.compile(r"(https?://\S+)")
+
+
+def _own_bibliography(text: str) -> list[ReportCitation]:
+    """The harness's own trailing sources block as structured citations, in order: our
+    normaliser strips that block and re-appends one built from these, so the citation axis is
+    judged on the same uniform bibliography as every other system's."""
+    stripped = normalize_report(text, []).stripped_text or ""
+    citations = []
+    for line in stripped.split("\n"):
+        match = _URL_IN_LINE.search(line)
+        if match:
+            title = line[: match.start()].strip(" -—:[]0123456789.").strip()
+            citations.append(ReportCitation(url=match.group(1).rstrip(").,"), title=title))
+    return citations
+
+
 def _cost(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -405,7 +424,7 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
                 InferenceRecord(
                     item_id=item_id,
                     output=answer if isinstance(answer, str) and not error else None,
-                    citations=[],  # the answer already carries the harness's one bibliography
+                    citations=_own_bibliography(answer) if isinstance(answer, str) else [],
                     latency_s=item.figure.latency_s,
                     provider=None,
                     model=_text_or_none(record.get("system"), source, f"{where}.system"),

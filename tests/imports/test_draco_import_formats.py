@@ -159,7 +159,12 @@ def test_nimble_last_good_record_wins_and_answers_become_research(tmp_path, task
     rates = {v["payload"]["met_rate"] for v in _events(log, "imported_verdict")}
     assert rates == {2 / 3, 0.0}
     assert all(v["payload"]["samples"] == 3 for v in _events(log, "imported_verdict"))
-    assert len(_events(log, "research_completed")) == 1
+    (research,) = _events(log, "research_completed")
+    # the harness's own sources block becomes structured citations for our normaliser
+    assert research["payload"]["raw_citations"] == [{"url": "https://a.example", "title": "a"}]
+    (report,) = _events(log, "report_normalized")
+    assert report["payload"]["stripped_bibliography"] is True
+    assert report["payload"]["bibliography"][0]["url"] == "https://a.example"
     assert len(_events(log, "research_failed")) == 99  # every other task: missing, scored 0
 
 
