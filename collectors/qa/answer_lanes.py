@@ -14,8 +14,10 @@ use to keep answer lanes out of the synthesised lanes' table unless asked (`fct_
 Request/response shapes as documented by the vendors (checked 2026-12 against
 exa.ai/docs/reference/answer — `{query, text}` -> `{answer, citations[{url, title, text}],
 costDollars{total}}`; docs.tavily.com search with `include_answer` -> `{answer, results[{url,
-title, content}]}`; docs.nimbleway.com search with `include_answer` -> `{answer,
-answer_citations[{url, title}], results[]}`; no vendor SDK is installed here).
+title, content}]}`; docs.nimbleway.com search with `include_answer` -> `{request_id, answer, answer_citations[{marker,
+result_index}] pointing into results[{url, title, description, content, metadata}],
+total_results}`). tests/qa_answer_lanes points exa-py 2.27.0, tavily-python 0.8.5 and
+nimble-python 1.6.0 (requirements-dev.txt) at the loopback fake.
 """
 
 from __future__ import annotations
@@ -53,13 +55,44 @@ class AnswerSpec:
     auth: Callable[[str], dict[str, str]]
     body: Callable[[str], dict[str, Any]]
     answer_field: str
-    citations_field: str
-    citation_text_field: str
+    # body -> the cited sources as {url, title, text}, in the vendor's citation order
+    citations: Callable[[dict[str, Any]], list[dict[str, Any]]]
     rate_per_s: float = 1.0
 
 
 def _bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}", "Accept": "application/json"}
+
+
+def _listed(body: dict[str, Any], field: str, text_field: str) -> list[dict[str, Any]]:
+    return [
+        {"url": c.get("url"), "title": c.get("title"), "text": c.get(text_field)}
+        for c in body.get(field) or []
+        if isinstance(c, dict)
+    ]
+
+
+def _nimble_citations(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """nimble-python SearchResponse: `answer_citations[{marker, result_index}]` point into
+    `results[]`; in marker order, each result once."""
+    results = [r for r in body.get("results") or [] if isinstance(r, dict)]
+    marks = sorted(
+        (c for c in body.get("answer_citations") or [] if isinstance(c, dict)),
+        key=lambda c: c.get("marker", 0),
+    )
+    seen: list[int] = []
+    for mark in marks:
+        index = mark.get("result_index")
+        if isinstance(index, int) and 0 <= index < len(results) and index not in seen:
+            seen.append(index)
+    return [
+        {
+            "url": results[i].get("url"),
+            "title": results[i].get("title"),
+            "text": results[i].get("description"),
+        }
+        for i in seen
+    ]
 
 
 ANSWER_LANES: dict[str, AnswerSpec] = {
@@ -75,8 +108,7 @@ ANSWER_LANES: dict[str, AnswerSpec] = {
             auth=lambda key: {"x-api-key": key, "Accept": "application/json"},
             body=lambda q: {"query": q, "text": True},
             answer_field="answer",
-            citations_field="citations",
-            citation_text_field="text",
+            citations=lambda body: _listed(body, "citations", "text"),
         ),
         AnswerSpec(
             lane="tavily_answer",
@@ -88,8 +120,7 @@ ANSWER_LANES: dict[str, AnswerSpec] = {
             auth=_bearer,
             body=lambda q: {"query": q, "include_answer": True, "max_results": 10},
             answer_field="answer",
-            citations_field="results",
-            citation_text_field="content",
+            citations=lambda body: _listed(body, "results", "content"),
         ),
         AnswerSpec(
             lane="nimble_answer",
@@ -101,8 +132,7 @@ ANSWER_LANES: dict[str, AnswerSpec] = {
             auth=_bearer,
             body=lambda q: {"query": q, "include_answer": True, "max_results": 10},
             answer_field="answer",
-            citations_field="answer_citations",
-            citation_text_field="description",
+            citations=_nimble_citations,
         ),
     )
 }
@@ -181,15 +211,15 @@ class VendorAnswerLane:
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]:
         """The citations the vendor gave for its answer, in its order, as ranked chunks."""
-        citations = self._body(call).get(self.spec.citations_field) or []
+        citations = self.spec.citations(self._body(call))
         return [
             Chunk(
                 rank=rank,
                 url=str(c.get("url") or ""),
                 title=str(c.get("title") or ""),
-                text=str(c.get(self.spec.citation_text_field) or ""),
+                text=str(c.get("text") or ""),
             )
-            for rank, c in enumerate((c for c in citations if isinstance(c, dict)), start=1)
+            for rank, c in enumerate(citations, start=1)
         ]
 
     def own_answer(self, call: ProviderCallCompleted) -> tuple[str, str | None]:

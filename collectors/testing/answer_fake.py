@@ -7,8 +7,9 @@
   costDollars{total}}`;
 * `POST /tavily/search` `{query, include_answer, max_results}` -> `{query, answer,
   results[{url, title, content, score}], response_time}`;
-* `POST /nimble/v2/search` `{query, include_answer, max_results}` -> `{request_id, answer,
-  answer_citations[{url, title}], results[{url, title, description}]}`.
+* `POST /nimble/v2/search` `{query, include_answer, max_results}` -> `{request_id, results[{url,
+  title, description, content, metadata}], total_results, answer, answer_citations[{marker,
+  result_index}]}` (nimble-python's SearchResponse).
 
 Whether a vendor answers a question correctly is a deterministic draw from (vendor, question,
 how many times the vendor has seen it) against the vendor's `skill`. A vendor in `memory`
@@ -93,11 +94,23 @@ class AnswerProductsFake:
                 "results": [{**citation, "content": answer or "no answer here", "score": 0.9}],
                 "response_time": 0.01,
             }
+        result = {
+            **citation,
+            "description": answer or "no answer here",
+            "content": answer or "no answer here",
+            "metadata": {
+                "country": "US",
+                "entity_type": "OrganicResult",
+                "locale": "en",
+                "position": 1,
+            },
+        }
         return {
-            "request_id": f"nimble-{sighting}",
-            "answer": answer,
-            "answer_citations": [citation],
-            "results": [{**citation, "description": answer or "no answer here"}],
+            "request_id": f"00000000-0000-4000-8000-{sighting:012d}",
+            "results": [result],
+            "total_results": 1,
+            "answer": answer or None,
+            "answer_citations": [{"marker": 1, "result_index": 0}] if answer else [],
         }
 
     # --- server -------------------------------------------------------------------------------

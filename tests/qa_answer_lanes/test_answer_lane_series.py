@@ -187,3 +187,44 @@ def test_an_answer_lane_needs_its_key():
 
     with pytest.raises(MissingApiKey):
         build_lanes(["tavily_answer"], environ={})
+
+
+def test_the_vendors_sdks_read_the_fake_and_our_lanes_read_what_they_read():
+    """Fakes answer to the vendor: exa-py, tavily-python and nimble-python parse the fake's
+    responses, and our lanes extract the same answer and citations from the stored body."""
+    import asyncio
+
+    from exa_py import Exa
+    from nimble_python.types.search_response import SearchResponse
+    from tavily import TavilyClient
+
+    question = "Who wrote the play Hamlet?"
+    knowledge = {question: "William Shakespeare"}
+    with AnswerProductsFake(knowledge, skill={"exa": 1.0, "tavily": 1.0, "nimble": 1.0}) as fake:
+        urls = fake.base_urls()
+        exa = Exa(api_key="k", base_url=urls["exa"]).answer(question, text=True)
+        tavily = TavilyClient(api_key="tvly-k", api_base_url=urls["tavily"]).search(
+            question, include_answer=True, max_results=10
+        )
+        nimble = SearchResponse.model_validate(fake.respond("nimble", {"query": question}))
+        lanes = {lane.name: lane for lane in build_lanes(LANES, environ=KEYS, base_urls=urls)}
+
+        async def ask(lane):
+            async with lane:
+                return await lane.search(question, item_id="q1", attempt=1)
+
+        calls = {name: asyncio.run(ask(lane)) for name, lane in lanes.items()}
+    sdk_view = {
+        "exa_answer": (exa.answer, [c.url for c in exa.citations]),
+        "tavily_answer": (tavily["answer"], [r["url"] for r in tavily["results"]]),
+        "nimble_answer": (
+            nimble.answer,
+            [nimble.results[c.result_index].url for c in nimble.answer_citations or []],
+        ),
+    }
+    for name, lane in lanes.items():
+        call = calls[name]
+        assert call.status_code == 200
+        assert "k-" not in call.request.model_dump_json()  # the key is redacted
+        _outcome, answer = lane.own_answer(call)
+        assert (answer, [c.url for c in lane.normalize(call)]) == sdk_view[name]
