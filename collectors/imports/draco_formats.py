@@ -298,7 +298,7 @@ _URL_IN_LINE = re.compile(r"(https?://\S+)")
 
 def _own_bibliography(text: str) -> list[ReportCitation]:
     """The harness's own trailing sources block as structured citations, in order: our
-    normaliser strips that block and re-appends one built from these, so the citation axis is
+    normalizer strips that block and re-appends one built from these, so the citation axis is
     judged on the same uniform bibliography as every other system's."""
     stripped = normalize_report(text, []).stripped_text or ""
     citations = []

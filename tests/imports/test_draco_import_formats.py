@@ -160,7 +160,7 @@ def test_nimble_last_good_record_wins_and_answers_become_research(tmp_path, task
     assert rates == {2 / 3, 0.0}
     assert all(v["payload"]["samples"] == 3 for v in _events(log, "imported_verdict"))
     (research,) = _events(log, "research_completed")
-    # the harness's own sources block becomes structured citations for our normaliser
+    # the harness's own sources block becomes structured citations for our normalizer
     assert research["payload"]["raw_citations"] == [{"url": "https://a.example", "title": "a"}]
     (report,) = _events(log, "report_normalized")
     assert report["payload"]["stripped_bibliography"] is True
