@@ -173,6 +173,15 @@ def _register_trust() -> None:
 _register_trust()
 
 
+def _register_imports() -> None:
+    from bench import import_cli
+
+    import_cli.register(app, import_app, _paths)
+
+
+_register_imports()
+
+
 # --- import ----------------------------------------------------------------------------------
 
 

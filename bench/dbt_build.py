@@ -44,6 +44,29 @@ def fingerprint_file(warehouse_db: Path) -> Path:
     return warehouse_db.with_name(warehouse_db.name + ".dbt-project.sha256")
 
 
+CORRECTION_EVENT_TYPES = ("item_excluded", "verdict_superseded")
+
+
+def corrections_loaded(warehouse_db: Path) -> int:
+    """How many correction events the warehouse holds. A correction can change rows that no new
+    event touches (an old verdict superseded, an item excluded in every run), which incremental
+    models keyed on the ingest batch would never revisit; so a new one forces a full refresh.
+    Corrections are rare, and the count is read from the event-type column only."""
+    import duckdb
+
+    if not warehouse_db.exists():
+        return 0
+    try:
+        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+            types = ", ".join(f"'{t}'" for t in CORRECTION_EVENT_TYPES)
+            row = con.execute(
+                f"select count(*) from raw.events where event_type in ({types})"
+            ).fetchone()
+    except duckdb.CatalogException:  # no events loaded yet
+        return 0
+    return int(row[0]) if row else 0
+
+
 def _needs_full_refresh(warehouse_db: Path, fingerprint: str) -> bool:
     marker = fingerprint_file(warehouse_db)
     return not marker.exists() or marker.read_text(encoding="utf-8").strip() != fingerprint
@@ -59,7 +82,7 @@ def dbt_build(
 ) -> None:
     """`dbt build`: full refresh when the project changed, unit tests only when asked."""
     db = warehouse_db or paths.warehouse_db
-    fingerprint = project_fingerprint()
+    fingerprint = f"{project_fingerprint()} corrections={corrections_loaded(db)}"
     command = ["build"]
     if not with_unit_tests:
         command += NO_UNIT_TESTS

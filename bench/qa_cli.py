@@ -79,11 +79,13 @@ def _lanes(names: str, corpus: str, paths: BenchPaths, *, planning: bool = False
     environ = dict(os.environ)
     if planning:
         # A plan calls nothing, so it must not need keys: the user wants the cost first.
+        from collectors.qa.answer_lanes import ANSWER_LANES
         from collectors.search import LANES
 
         for name in lane_names:
-            if name in LANES:
-                environ.setdefault(LANES[name].key_env, "not-needed-for-a-plan")
+            spec = LANES.get(name) or ANSWER_LANES.get(name)
+            if spec is not None:
+                environ.setdefault(spec.key_env, "not-needed-for-a-plan")
     return build_lanes(
         lane_names, corpus=local, environ=environ, base_urls=_base_url_overrides(environ)
     )

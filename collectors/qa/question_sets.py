@@ -5,7 +5,7 @@ A question set is a CSV (header row) or JSONL file (one object per line) with
     question      required, non-empty text
     gold_answer   required, non-empty text (stripped)
     gold_urls     optional: a list of strings (JSONL) or URLs separated by newlines/spaces
-    topic         optional text
+    topic         optional text (or `vertical`: the vertical benchmark's question set)
 
 Anything else is refused with the file, line and field named, before any event is written.
 The set is pinned like a dataset: its `DatasetRef` carries the sha256 of the file's bytes, so
@@ -29,7 +29,7 @@ from warehouse.events import DatasetRef
 DEMO_QUESTION_SET = Path(__file__).resolve().with_name("demo_questions.jsonl")
 
 REQUIRED_FIELDS = ("question", "gold_answer")
-OPTIONAL_FIELDS = ("gold_urls", "topic")
+OPTIONAL_FIELDS = ("gold_urls", "topic", "vertical")  # vertical: an alias of topic
 KNOWN_FIELDS = REQUIRED_FIELDS + OPTIONAL_FIELDS
 CSV_SUFFIXES = (".csv",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -189,7 +189,8 @@ def _validate(records: list[tuple[int, dict[str, Any]]], path: Path) -> list[QaQ
                 problem=problem,
                 gold_answer=gold,
                 gold_urls_raw=_urls(record, path, line_no),
-                topic=_text(record, "topic", path, line_no, required=False),
+                topic=_text(record, "topic", path, line_no, required=False)
+                or _text(record, "vertical", path, line_no, required=False),
             )
         )
     return questions

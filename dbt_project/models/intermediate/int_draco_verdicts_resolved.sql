@@ -28,12 +28,29 @@ runs as (
 
 ),
 
+superseded as (
+
+    select * from {{ ref('int_corrections_verdicts_superseded') }}
+    where superseded_event_type = 'judge_verdict'
+
+),
+
 verdicts as (
 
-    select verdicts.*
+    -- a verdict_superseded correction replaces the verdict: it scores as a parsed sample
+    select
+        verdicts.* replace (
+            coalesce(superseded.replacement, verdicts.verdict) as verdict,
+            case when superseded.replacement is not null then 'parsed' else verdicts.outcome end
+                as outcome
+        ),
+        superseded.correction_event_id as superseded_by_event_id
     from {{ ref('stg_events__judge_verdict') }} as verdicts
     inner join runs on verdicts.run_id = runs.run_id
+    left join superseded on verdicts.verdict_event_id = superseded.superseded_event_id
     {%- if is_incremental() %}
+    -- corrections arriving later force a full refresh (bench/dbt_build.py), so only new
+    -- verdicts need re-resolving here
     semi join (
         select distinct {{ sample_key | join(', ') }}
         from {{ ref('stg_events__judge_verdict') }}
@@ -86,7 +103,7 @@ final as (
         verdict,
         met,
         met_recorded,
-        coalesce(met != met_recorded, true) as met_overridden,
+        superseded_by_event_id is null and coalesce(met != met_recorded, true) as met_overridden,
         outcome in ('unparsed', 'failed') as flagged,
         justification,
         reasks,
@@ -94,6 +111,7 @@ final as (
         source_event_id,
         llm_model,
         verdict_event_id,
+        superseded_by_event_id,
         last_load_id as _load_id
     from resolved
 
