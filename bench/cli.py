@@ -13,14 +13,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
+from bench import init_cli, pipeline, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.help import MAIN_EPILOG, VersionOption, add_examples
 from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
-    REPO_ROOT,
+    STREAMLIT_FLAGS,
     load_scoring_vars,
     parse_draco_weights,
     parse_weights,
@@ -32,9 +33,11 @@ from warehouse.verify import verify_log
 
 app = typer.Typer(
     help=__doc__,
+    epilog=MAIN_EPILOG,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 run_app = typer.Typer(
     help="Run a benchmark: collect raw outputs as events, then load, score and publish."
@@ -42,6 +45,12 @@ run_app = typer.Typer(
 import_app = typer.Typer(help="Import third-party outputs as events, scored by the same models.")
 app.add_typer(run_app, name="run")
 app.add_typer(import_app, name="import")
+
+
+@app.callback()
+def _root(version: VersionOption = False) -> None:
+    """`bench`: run benchmarks, load and score their events, publish and serve the results."""
+
 
 console = Console(stderr=True)
 out = Console()
@@ -141,6 +150,8 @@ def _register_qa() -> None:
 
 
 _register_qa()
+sql_cli.register(app, _paths)
+init_cli.register(app)
 
 
 # --- import ----------------------------------------------------------------------------------
@@ -348,6 +359,7 @@ def app_cmd(
 ) -> None:
     """Serve the Streamlit app on 127.0.0.1 over the published snapshot."""
     paths = _paths(home)
+    _check_port_free(port)
     env = {**os.environ, "BENCH_HOME": str(paths.home)}
     command = [
         sys.executable,
@@ -359,17 +371,26 @@ def app_cmd(
         "127.0.0.1",
         "--server.port",
         str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
+        *STREAMLIT_FLAGS,
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
     sys.stdout.flush()
     # Become the server (exec): signals sent to `bench app` reach streamlit, nothing is orphaned.
-    # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
-    os.chdir(REPO_ROOT)
     os.execve(command[0], command, env)
+
+
+def _check_port_free(port: int) -> None:
+    """Fail before printing a URL that would not answer (streamlit would only fail later)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise UserError(
+                f"port {port} on 127.0.0.1 is already in use (another `bench app`?); "
+                f"choose another with --port, e.g. --port {port + 1}"
+            ) from None
 
 
 @app.command()
@@ -388,6 +409,8 @@ def demo(
     from collectors.extraction.engines import ENGINES, REFERENCE_ENGINES
 
     paths = _paths(home)
+    if serve:
+        _check_port_free(port)  # before minutes of work, not after
     jobs = [("demo", sorted(ENGINES))]
     if reference and (shared_data_dir() / ARTICLE_BENCHMARK).exists():
         jobs.append((ARTICLE_BENCHMARK, sorted(REFERENCE_ENGINES)))
@@ -440,6 +463,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ExportError,
         ValueError,
         FileNotFoundError,
+        FileExistsError,
         DbtError,
         EngineUnavailable,
         MissingApiKey,
@@ -451,12 +475,22 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def cli_command():
+    """The click command `main` runs: every registered command, with its examples attached."""
+    return add_examples(typer.main.get_command(app))
+
+
 def main() -> None:
     errors = _user_errors()
     try:
-        app()
+        cli_command()(prog_name="bench")
     except errors as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        from bench.hints import offline_hint
+
+        hint = offline_hint(exc, sys.argv[1:])
+        if hint:
+            console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False)
         sys.exit(2)
 
 
