@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import init_cli, pipeline, sql_cli
+from bench import init_cli, pipeline, run_report, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
@@ -75,13 +75,9 @@ def _progress() -> Progress:
     )
 
 
-def _refresh(paths: BenchPaths) -> None:
-    with console.status("loading events (dlt), building marts (dbt), publishing"):
-        result = pipeline.refresh(paths)
-    console.print(
-        f"loaded {result.loaded_events} new events, quarantined {result.quarantined}; "
-        f"published {paths.serve_db}"
-    )
+def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
+    """Load, build (with dbt progress), publish; then the runs' headline figures."""
+    run_report.refresh_and_report(paths, console, run_ids)
 
 
 # --- run -------------------------------------------------------------------------------------
@@ -111,7 +107,7 @@ def run_extraction_cmd(
     summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 def _engine_names(spec: str | None, registry: dict) -> list[str]:
@@ -179,7 +175,7 @@ def import_predictions_cmd(
     )
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 # --- load, score, publish -----------------------------------------------------------------
@@ -222,8 +218,14 @@ def ingest(
 def build(home: HomeOption = None) -> None:
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
     paths = _paths(home)
-    with console.status("dbt build"):
-        pipeline.build(paths)
+    with _progress() as progress:
+        task = progress.add_task("dbt build", total=None)
+        pipeline.build(
+            paths,
+            on_progress=lambda i, n, node: progress.update(
+                task, completed=i, total=n, description=f"dbt build: {node}"
+            ),
+        )
     console.print("dbt build passed")
 
 
@@ -428,7 +430,8 @@ def demo(
     from bench import draco_cli
 
     ran.append(draco_cli.run_demo(paths))
-    _refresh(paths)
+    run_report.refresh(paths, console)
+    run_report.print_headlines(paths, None, console)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
     if serve:
         app_cmd(port=port, home=paths.home)

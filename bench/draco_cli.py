@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
+from bench import pipeline, run_report
 from bench.options import HomeOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
@@ -330,9 +330,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             preflight=preflight,
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            run_report.refresh_and_report(paths, console, [summary.run_id])
         if summary.aborted_lanes:
             raise typer.Exit(1)
 
@@ -367,6 +365,4 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             )
         _print_summary(summary)
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            run_report.refresh_and_report(paths, console, [summary.run_id])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.dbt_runner import run_dbt
+from bench.dbt_runner import NodeProgress, run_dbt
 from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
 from warehouse.log import EventLog
@@ -30,10 +30,17 @@ def build(
     *,
     warehouse_db: Path | None = None,
     scoring_vars: dict[str, Any] | None = None,
+    on_progress: NodeProgress | None = None,
 ) -> None:
     """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
-    run_dbt(paths, ["build"], dbt_vars=dbt_vars or None, warehouse_db=warehouse_db)
+    run_dbt(
+        paths,
+        ["build"],
+        dbt_vars=dbt_vars or None,
+        warehouse_db=warehouse_db,
+        on_progress=on_progress,
+    )
 
 
 def publish(paths: BenchPaths) -> list[str]:

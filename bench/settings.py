@@ -22,8 +22,17 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data").resolve()
 
 
+def extraction_weight_names(project_dir: Path = DBT_PROJECT_DIR) -> tuple[str, ...]:
+    """The extraction composite's weight names: the keys of var `extraction_weights` in
+    dbt_project.yml, the one place they are listed (the dbt models read the same var)."""
+    import yaml
+
+    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
+    return tuple(project["vars"]["extraction_weights"])
+
+
 # Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml.
-WEIGHT_KEYS = ("completeness", "success", "f1", "latency", "throughput")
+WEIGHT_KEYS = extraction_weight_names()
 
 
 def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
