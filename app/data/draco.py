@@ -335,3 +335,28 @@ def draco_reports(run_id: str, lane: str, item_id: str) -> list[dict[str, Any]]:
             if column in row:
                 row[column] = _json(row.get(column))
     return rows
+
+
+# --- what-if inputs (app.whatif re-applies the dbt formulas to these rows) ---------------------
+
+_DRACO_WHATIF_CRITERIA_SQL = """
+select lane, item_id, criterion_id, weight, registered_weight, is_overridden, v
+from marts.fct_draco_criteria
+where run_id = ? and judge_id = ?
+order by lane, item_id, criterion_position
+"""
+
+_DRACO_WHATIF_ITEMS_SQL = """
+select lane, item_id, report_event_id, score
+from marts.fct_draco_items
+where run_id = ? and judge_id = ?
+order by lane, position, item_id
+"""
+
+
+def draco_whatif_inputs(run_id: str, judge_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(items, criteria) of one run and judge regime: what a penalty-floor what-if needs."""
+    return (
+        _query(_DRACO_WHATIF_ITEMS_SQL, run_id, judge_id),
+        _query(_DRACO_WHATIF_CRITERIA_SQL, run_id, judge_id),
+    )
