@@ -8,6 +8,11 @@ import altair as alt
 import pandas as pd
 
 
+# SVG, not canvas: every mark is an element a browser test can count (vega-embed reads
+# usermeta.embedOptions from the spec).
+SVG = {"embedOptions": {"renderer": "svg"}}
+
+
 def pareto_front(frame: pd.DataFrame, cost: str, quality: str) -> pd.Series:
     """True where no other row is at least as cheap and at least as good, and strictly better on
     one of the two (lower cost, higher quality). Rows without a cost are never on the front."""
@@ -51,7 +56,7 @@ def cost_quality(
         .mark_line(strokeDash=[4, 3])
         .encode(x=f"{cost}:Q", y=f"{quality}:Q", order=f"{cost}:Q")
     )
-    return alt.layer(front, points)
+    return alt.layer(front, points).properties(usermeta=SVG)
 
 
 def score_with_ci(
@@ -78,7 +83,7 @@ def score_with_ci(
             x2=f"{high}:Q",
         )
     )
-    return alt.layer(bars, errors)
+    return alt.layer(bars, errors).properties(usermeta=SVG)
 
 
 def latency(frame: pd.DataFrame, *, label: str, p50: str | None, p95: str, unit: str) -> alt.Chart:
@@ -99,6 +104,7 @@ def latency(frame: pd.DataFrame, *, label: str, p50: str | None, p95: str, unit:
             color=alt.Color("percentile:N"),
             tooltip=[label, "percentile", "latency"],
         )
+        .properties(usermeta=SVG)
     )
 
 
@@ -111,7 +117,7 @@ def heatmap(frame: pd.DataFrame, *, x: str, y: str, value: str, title: str) -> a
         color=alt.Color(f"{value}:Q", title=title, scale=alt.Scale(domain=[0, 1])),
         tooltip=[x, y, value],
     )
-    return cells
+    return cells.properties(usermeta=SVG)
 
 
 def series_with_band(
@@ -139,7 +145,7 @@ def series_with_band(
             tooltip=[lane, x, y],
         )
     )
-    return alt.layer(area, line)
+    return alt.layer(area, line).properties(usermeta=SVG)
 
 
 def grouped_bars(
@@ -156,4 +162,5 @@ def grouped_bars(
             color=alt.Color(f"{label}:N"),
             tooltip=[group, label, value],
         )
+        .properties(usermeta=SVG)
     )
