@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline, run_report
+from bench import pipeline, preflight_view, run_report
 from bench.options import HomeOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
@@ -172,10 +172,12 @@ def _preflight(lanes, judge) -> None:
             preflight_judge(judge)
         results.append(("judge", "ok", judge.judge_id))
     table = Table(title="preflight")
-    for column in ("component", "status", "detail"):
+    for column in ("component", "verdict", "detail"):
         table.add_column(column, overflow="fold")
-    for row in results:
-        table.add_row(*row)
+    for component, status, text in results:
+        table.add_row(
+            component, preflight_view.verdict(status), preflight_view.detail(status, text)
+        )
     console.print(table)
 
 

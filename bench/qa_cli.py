@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench import pipeline, run_report
+from bench import pipeline, preflight_view, run_report
 from bench.options import HomeOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
@@ -359,11 +359,15 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
             _lanes(lanes, corpus, paths), synthesizer=synth, grader=grade, relevance_judge=judge
         )
         table = Table(title="preflight")
-        for column in ("component", "ok", "status", "detail"):
+        for column in ("component", "verdict", "detail"):
             table.add_column(column)
         for check in checks:
             table.add_row(
-                check.component, "yes" if check.ok else "[red]no[/red]", check.status, check.detail
+                check.component,
+                preflight_view.verdict(
+                    check.status if check.ok or check.status != "ok" else "error"
+                ),
+                preflight_view.detail(check.status, check.detail),
             )
         out.print(table)
         if not all(check.ok for check in checks):
