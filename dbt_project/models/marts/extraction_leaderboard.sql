@@ -5,7 +5,7 @@
     nothing to the rest -#}
 {%- set ns = namespace(is_seed=true) %}
 {%- for key, weight in weights.items() %}
-    {%- if weight != seed_weights.get(key, 0) %}{% set ns.is_seed = false %}{% endif %}
+{%- if weight != seed_weights.get(key, 0) %}{% set ns.is_seed = false %}{% endif %}
 {%- endfor %}
 {%- set latency_scale_s = number_var('latency_scale_s', 0, min_inclusive=false) %}
 {%- set throughput_full_bytes = number_var('throughput_full_bytes', 0, min_inclusive=false) %}
@@ -134,12 +134,12 @@ tie_reasons as (
             when count(*) filter (where low is distinct from high) = 0
                 then 'equal on every component'
             else 'they differ on ' || array_to_string(list_slice(
-                list(
-                    component || ' ' || printf('%.3f', low) || '–' || printf('%.3f', high)
-                    order by high - low desc, component
-                ) filter (where low is distinct from high),
-                1, 3
-            ), ', ')
+                    list(
+                        component || ' ' || printf('%.3f', low) || '–' || printf('%.3f', high)
+                        order by high - low desc, component
+                    ) filter (where low is distinct from high),
+                    1, 3
+                ), ', ')
         end as differences
     from tie_components
     group by dataset_sha256, composite_shown
@@ -159,7 +159,7 @@ ties as (
     from tie_groups
     left join tie_reasons
         on tie_groups.dataset_sha256 = tie_reasons.dataset_sha256
-        and tie_groups.composite_shown = tie_reasons.composite_shown
+            and tie_groups.composite_shown = tie_reasons.composite_shown
 
 ),
 
