@@ -81,13 +81,22 @@ def test_every_page_renders_and_its_charts_draw(
             expect(page.get_by_role("heading", name=heading).first).to_be_visible(
                 timeout=RENDER_TIMEOUT_MS
             )
-            page.wait_for_timeout(1500)  # let charts finish drawing
-            assert page.locator('[data-testid="stException"]').count() == 0, path
-            assert page.get_by_text("Page not found").count() == 0, path
-            guarded.shoot(path or "home")
             charts = page.locator('[data-testid="stVegaLiteChart"]')
             if expected_charts.get(path):
                 expect(charts).to_have_count(expected_charts[path], timeout=RENDER_TIMEOUT_MS)
+            # the script run is over (no "Running" widget) and every chart has drawn its SVG
+            page.wait_for_function(
+                "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                timeout=RENDER_TIMEOUT_MS,
+            )
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')]"
+                ".every(c => c.querySelector('svg g.role-mark'))",
+                timeout=RENDER_TIMEOUT_MS,
+            )
+            assert page.locator('[data-testid="stException"]').count() == 0, path
+            assert page.get_by_text("Page not found").count() == 0, path
+            guarded.shoot(path or "home")
             marks = [charts.nth(i).evaluate(COUNT_MARKS) for i in range(charts.count())]
             assert all(m and sum(m.values()) > 0 for m in marks), (path, marks)
             if path == "extraction_leaderboard":
