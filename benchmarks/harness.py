@@ -1,30 +1,34 @@
-"""Throughput of the whole per-call path against a zero-latency loopback vendor.
+"""Does a run finish as fast as the vendors' rate limits allow? The whole per-call path, all nine
+search lanes at once, against a loopback vendor with realistic latency.
 
-    python benchmarks/harness.py [--calls 10000] [--concurrency 64] [--sink batched|direct]
-                                 [--with-chunks] [--repeat 1] [--baseline]
-                                 [--server fast|threaded]
+    python benchmarks/harness.py [--questions 500] [--latency-p50-ms 800] [--latency-sigma 0.35]
+                                 [--time-scale 1] [--tolerance 1.15] [--lanes a,b,...]
 
-Per call: throttle grant (aiolimiter + semaphore, set high enough never to throttle), the
-tenacity retry wrapper, one HTTP exchange with a loopback vendor (a separate process, so the two
-do not share a GIL), normalisation, the ProviderCallCompleted payload, `make_event`, and the
-append to a real EventLog in a temp dir (fsync'd). `--sink batched` appends through
-`collectors.http.EventSink` (group commit, one fsync per batch); `--sink direct` calls
-`LogWriter.append([event])` per call on the event loop, as a naive runner would.
-`--baseline` first times bare httpx posts to the same server, on httpx's stock transport
-(httpcore) and on ours (`collectors.http.transport`): the floor this path stands on.
+What a search run cannot beat is its slowest rate limit: lane L makes `questions` calls at its
+documented client-side rate (collectors/search/lanes.py; lanes of one vendor key share one
+limiter, so their rate group's budget is split between them), so the run needs at least
+`bound = max over rate groups (calls in the group / group rate)` seconds. The harness runs every
+lane's calls through the production path (SearchClient: throttle, tenacity retries, stock httpx
+on httpcore with one keep-alive connection per slot, redaction, ProviderCallCompleted,
+`make_event`, the batched EventSink into a real fsync'd EventLog) against
+`collectors.testing.fast_server` (a separate process) holding each response for a log-normal
+latency with median `--latency-p50-ms`, and prints the measured run time next to the bound.
+It exits 1 when the run takes longer than `--tolerance` x bound.
 
-The vendor is `collectors.testing.fast_server` (asyncio, keep-alive, the same vendor-shaped
-bodies as the test fake, no faults); `--server threaded` uses the fault-injecting
-`FakeVendorServer` (a thread per connection), which costs more CPU per request than our client.
-Besides calls/s it prints the client process's CPU time per call and the server's, which stay
-meaningful when other work shares the machine. Target (issue #3): >= 1,000 calls/s on a 2-core
-machine.
+The questions are the real SimpleQA test set (../shared/data/simpleqa), in file order.
+`--time-scale K` multiplies every rate by K and divides the latency by K (the same run,
+compressed K-fold; concurrency and Little's law unchanged) for a quick check. It compresses the
+vendor's latency but not our client's, so on a loaded machine a compressed run can overshoot
+the bound (K = 10, 100 questions, load average ~10: ratio 1.33); the figure that counts is
+K = 1 (the default), which takes ~17 minutes for 9 lanes x 500 questions (measured 2026-12-01,
+load average ~10: 1,010 s against a 1,000 s bound, ratio 1.010).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import os
 import statistics
 import subprocess
@@ -38,21 +42,28 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(REPO))
 
-from collectors.http import EventSink, slot_clients  # noqa: E402
+from collectors.http import EventSink  # noqa: E402
+from collectors.qa.simpleqa import load_simpleqa  # noqa: E402
 from collectors.search import LANES, SearchClient  # noqa: E402
 from warehouse.events import make_event  # noqa: E402
 from warehouse.log import EventLog  # noqa: E402
 from warehouse.provenance import producer_for  # noqa: E402
 
 BENCH_KEY = "bench-not-a-real-key-0000000000"
+SIMPLEQA = REPO.parent / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
 
 
-SERVERS = {"fast": "collectors.testing.fast_server", "threaded": "collectors.testing.fake_server"}
-
-
-def start_fake_server(kind: str = "fast") -> tuple[subprocess.Popen, int]:
+def start_vendor(latency_p50_ms: float, sigma: float) -> tuple[subprocess.Popen, int]:
     process = subprocess.Popen(
-        [sys.executable, "-c", f"from {SERVERS[kind]} import main; main()"],
+        [
+            sys.executable,
+            "-m",
+            "collectors.testing.fast_server",
+            "--latency-p50-ms",
+            str(latency_p50_ms),
+            "--latency-sigma",
+            str(sigma),
+        ],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,
@@ -61,167 +72,127 @@ def start_fake_server(kind: str = "fast") -> tuple[subprocess.Popen, int]:
     line = process.stdout.readline().strip()
     if not line.startswith("PORT "):
         process.kill()
-        raise RuntimeError(f"fake server did not start: {line!r}")
+        raise RuntimeError(f"loopback vendor did not start: {line!r}")
     return process, int(line.split()[1])
 
 
-def process_cpu_s(pid: int) -> float | None:
-    """User + system CPU seconds of another process (Linux /proc), None elsewhere."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def rate_bound(lanes: list[str], calls_per_lane: int, scale: float) -> tuple[float, dict]:
+    """max over rate groups of (calls drawn from the group's limiter / its rate), and each."""
+    calls: dict[str, int] = collections.Counter()
+    rates: dict[str, float] = {}
+    for lane in lanes:
+        spec = LANES[lane]
+        calls[spec.rate_group] += calls_per_lane
+        rates[spec.rate_group] = spec.rate_per_s * scale
+    groups = {group: calls[group] / rates[group] for group in calls}
+    return max(groups.values()), groups
 
 
-async def bare_httpx(args: argparse.Namespace, port: int, wire: str) -> dict[str, float]:
-    """The floor: the same requests with plain httpx (one connection per slot), nothing else."""
-    clients = slot_clients(args.concurrency, transport=wire)
-    body = {"query": "", "type": "auto", "numResults": 10, "contents": {"summary": True}}
-    next_item = iter(range(args.calls))
-
-    async def worker(client) -> None:
-        for i in next_item:
-            response = await client.post(
-                f"http://127.0.0.1:{port}/exa/search",
-                json={**body, "query": f"benchmark question {i}"},
-                headers={"x-api-key": BENCH_KEY},
-            )
-            response.json()
-
-    started, cpu_started = time.perf_counter(), time.process_time()
-    await asyncio.gather(*(worker(client) for client in clients))
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    await asyncio.gather(*(client.aclose() for client in clients))
-    return {"calls_per_s": args.calls / elapsed, "cpu_ms_per_call": cpu / args.calls * 1000}
-
-
-async def run_once(args: argparse.Namespace, port: int, log_dir: Path) -> dict[str, float]:
-    spec = LANES[args.lane]
-    producer = producer_for({"benchmark": "harness", "lane": args.lane})
-    run_id = "bench-harness-run"
-    log = EventLog(log_dir)
+async def run(args: argparse.Namespace, port: int, log_dir: Path) -> dict:
+    questions = [q.problem for q in load_simpleqa(SIMPLEQA).questions[: args.questions]]
+    if len(questions) < args.questions:
+        raise SystemExit(f"{SIMPLEQA}: only {len(questions)} questions")
+    producer = producer_for({"benchmark": "harness", "lanes": ",".join(args.lanes)})
+    base_urls = {
+        spec.provider: f"http://127.0.0.1:{port}/{spec.provider}" for spec in LANES.values()
+    }
+    environ = {spec.key_env: BENCH_KEY for spec in LANES.values()}
+    rates = {spec.rate_group: spec.rate_per_s * args.time_scale for spec in LANES.values()}
+    finished: dict[str, float] = {}
     round_trips: list[float] = []
-    whole_calls: list[float] = []
-    next_item = iter(range(args.calls))
+    failures: list[str] = []
+    log = EventLog(log_dir)
     with log.writer(dedupe=True) as writer:
         sink = EventSink(writer)
-
-        async def append(event) -> None:
-            if args.sink == "batched":
-                await sink.append(event)
-            else:
-                writer.append([event])
-
         async with SearchClient(
-            [args.lane],
-            base_urls={spec.provider: f"http://127.0.0.1:{port}/{spec.provider}"},
-            rate_per_s=1e9,
-            concurrency=args.concurrency,
-            environ={spec.key_env: BENCH_KEY},
+            args.lanes, base_urls=base_urls, rate_per_s=rates, environ=environ
         ) as search:
+            started = time.perf_counter()
+            cpu_started = time.process_time()
 
-            async def worker() -> None:
-                for i in next_item:
-                    result = await search.search(
-                        args.lane, f"benchmark question {i}", item_id=f"item-{i}"
-                    )
+            async def lane_worker(lane: str, items) -> None:
+                for i in items:
+                    result = await search.search(lane, questions[i], item_id=f"simpleqa-{i}")
                     payload = result.outcome.payload
                     if not result.outcome.completed:
-                        raise RuntimeError(f"call {i} failed: {payload.error_message}")
-                    event = make_event(payload, run_id=run_id, producer=producer)
-                    await append(event)
-                    if args.with_chunks:
-                        chunks = result.chunks_payload(event.event_id)
-                        await append(make_event(chunks, run_id=run_id, producer=producer))
+                        failures.append(f"{lane} item {i}: {payload.error_message}")
+                        continue
+                    await sink.append(make_event(payload, run_id="harness", producer=producer))
                     round_trips.append(payload.timings.round_trip_ms)
-                    whole_calls.append(payload.timings.whole_call_ms)
+                finished[lane] = max(finished.get(lane, 0.0), time.perf_counter() - started)
 
-            started, cpu_started = time.perf_counter(), time.process_time()
-            await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+            workers = []
+            for lane in args.lanes:
+                items = iter(range(args.questions))  # shared by the lane's workers
+                workers += [
+                    lane_worker(lane, items) for _ in range(search.concurrency_for(LANES[lane]))
+                ]
+            await asyncio.gather(*workers)
             await sink.drain()
             elapsed = time.perf_counter() - started
             cpu = time.process_time() - cpu_started
         appended = writer.appended
-    expected = args.calls * (2 if args.with_chunks else 1)
-    if appended != expected:
-        raise RuntimeError(f"appended {appended} events, expected {expected}")
-    quantiles = statistics.quantiles(round_trips, n=20)
+    calls = args.questions * len(args.lanes)
+    if failures:
+        raise RuntimeError(f"{len(failures)} failed call(s), e.g. {failures[0]}")
+    if appended != calls:
+        raise RuntimeError(f"appended {appended} events, expected {calls}")
     return {
-        "calls_per_s": args.calls / elapsed,
-        "cpu_ms_per_call": cpu / args.calls * 1000,
         "elapsed_s": elapsed,
-        "events": appended,
+        "calls": calls,
+        "cpu_ms_per_call": cpu / calls * 1000,
         "round_trip_p50_ms": statistics.median(round_trips),
-        "round_trip_p95_ms": quantiles[18],
-        "whole_call_p50_ms": statistics.median(whole_calls),
+        "round_trip_p95_ms": statistics.quantiles(round_trips, n=20)[18],
+        "lane_finished_s": finished,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=10_000)
-    parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--lane", default="exa_search_auto", choices=sorted(LANES))
-    parser.add_argument("--sink", default="batched", choices=("batched", "direct"))
-    parser.add_argument("--with-chunks", action="store_true", help="also append chunks_normalized")
-    parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument(
-        "--baseline", action="store_true", help="first time bare httpx posts (the floor)"
-    )
-    parser.add_argument(
-        "--server",
-        default="fast",
-        choices=sorted(SERVERS),
-        help="the loopback vendor: asyncio keep-alive (fast) or the test fake (threaded)",
-    )
+    parser.add_argument("--questions", type=int, default=500)
+    parser.add_argument("--lanes", default=",".join(LANES), help="comma-separated lane names")
+    parser.add_argument("--latency-p50-ms", type=float, default=800.0)
+    parser.add_argument("--latency-sigma", type=float, default=0.35)
+    parser.add_argument("--time-scale", type=float, default=1.0)
+    parser.add_argument("--tolerance", type=float, default=1.15)
     args = parser.parse_args(argv)
+    args.lanes = [lane for lane in args.lanes.split(",") if lane]
+    unknown = sorted(set(args.lanes) - set(LANES))
+    if unknown:
+        parser.error(f"unknown lane(s) {unknown}; known: {sorted(LANES)}")
 
-    server, port = start_fake_server(args.server)
-    print(f"vendor: {SERVERS[args.server]} (pid {server.pid}, port {port})", flush=True)
-
-    def timed(work):
-        server_cpu = process_cpu_s(server.pid)
-        figures = asyncio.run(work)
-        if server_cpu is not None:
-            spent = process_cpu_s(server.pid) - server_cpu
-            figures["server_cpu_ms_per_call"] = spent / args.calls * 1000
-        return figures
-
-    def server_note(figures) -> str:
-        if "server_cpu_ms_per_call" not in figures:
-            return ""
-        return f", server {figures['server_cpu_ms_per_call']:.2f} ms CPU/call"
-
+    bound, groups = rate_bound(args.lanes, args.questions, args.time_scale)
+    latency_ms = args.latency_p50_ms / args.time_scale
+    vendor, port = start_vendor(latency_ms, args.latency_sigma)
+    print(
+        f"{len(args.lanes)} lanes x {args.questions} questions, vendor latency p50 "
+        f"{latency_ms:.0f} ms (sigma {args.latency_sigma}), time scale {args.time_scale:g}",
+        flush=True,
+    )
     try:
-        if args.baseline:
-            for wire in ("httpcore", "keepalive"):
-                floor = timed(bare_httpx(args, port, wire))
-                print(
-                    f"bare httpx ({wire} transport): {args.calls} posts, concurrency "
-                    f"{args.concurrency}: {floor['calls_per_s']:,.0f} calls/s, client "
-                    f"{floor['cpu_ms_per_call']:.2f} ms CPU/call{server_note(floor)}",
-                    flush=True,
-                )
-        for run in range(1, args.repeat + 1):
-            with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
-                figures = timed(run_once(args, port, Path(tmp) / "log"))
-            print(
-                f"run {run}: {args.calls} calls, lane {args.lane}, concurrency {args.concurrency}, "
-                f"sink {args.sink}{' +chunks' if args.with_chunks else ''}"
-                ": "
-                f"{figures['calls_per_s']:,.0f} calls/s ({figures['elapsed_s']:.2f} s, "
-                f"{figures['events']} events appended; client "
-                f"{figures['cpu_ms_per_call']:.2f} ms CPU/call{server_note(figures)}); "
-                f"round trip p50 "
-                f"{figures['round_trip_p50_ms']:.2f} ms, p95 {figures['round_trip_p95_ms']:.2f} ms; "
-                f"whole call p50 {figures['whole_call_p50_ms']:.2f} ms",
-                flush=True,
-            )
+        with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
+            figures = asyncio.run(run(args, port, Path(tmp) / "log"))
     finally:
-        server.terminate()
-        server.wait(timeout=10)
-    return 0
+        vendor.terminate()
+        vendor.wait(timeout=10)
+
+    for lane in args.lanes:
+        spec = LANES[lane]
+        print(
+            f"  {lane:<24} rate group {spec.rate_group:<24} "
+            f"{spec.rate_per_s * args.time_scale:>6.2f}/s  finished {figures['lane_finished_s'][lane]:8.1f} s"
+            f"  (group bound {groups[spec.rate_group]:8.1f} s)"
+        )
+    ratio = figures["elapsed_s"] / bound
+    verdict = "within" if ratio <= args.tolerance else "OVER"
+    print(
+        f"run: {figures['calls']} calls in {figures['elapsed_s']:.1f} s; bound max(calls/rate) "
+        f"{bound:.1f} s; ratio {ratio:.3f} ({verdict} {args.tolerance:g}x); round trip p50 "
+        f"{figures['round_trip_p50_ms']:.0f} ms, p95 {figures['round_trip_p95_ms']:.0f} ms; "
+        f"client {figures['cpu_ms_per_call']:.2f} ms CPU/call",
+        flush=True,
+    )
+    return 0 if ratio <= args.tolerance else 1
 
 
 if __name__ == "__main__":

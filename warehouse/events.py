@@ -277,6 +277,11 @@ class LlmCallRecord(Frozen):
     output_tokens: int | None = None
     vendor_request_id: str | None = None
     latency_ms: float | None = Field(default=None, ge=0)
+    # The request as the SDK sent it (method, URL, headers, JSON body: messages and every
+    # parameter) and the response body as received, secrets redacted: what a search call keeps
+    # too, so a grading can be audited and replayed. None in records written before they were.
+    request: RecordedRequest | None = None
+    raw_body: str | None = None
 
 
 class AnswerSynthesized(Payload):

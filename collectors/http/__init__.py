@@ -8,7 +8,7 @@ from collectors.http.call import (
     call_provider,
     request_id_from_headers,
 )
-from collectors.http.client import ProviderClient, new_async_client, slot_clients
+from collectors.http.client import new_async_client, slot_clients
 from collectors.http.event_sink import EventSink
 from collectors.http.keys import MissingApiKey, api_key_from_env
 from collectors.http.model import CallOutcome, ErrorClass, LaneAborted, ProviderRequest
@@ -21,7 +21,6 @@ from collectors.http.policy import (
 )
 from collectors.http.redaction import REDACTED, Redactor, redact
 from collectors.http.throttle import Grant, Throttle, rate_limiter
-from collectors.http.transport import KeepAliveTransport
 
 __all__ = [
     "KEPT_HEADERS",
@@ -35,10 +34,8 @@ __all__ = [
     "ErrorClass",
     "EventSink",
     "Grant",
-    "KeepAliveTransport",
     "LaneAborted",
     "MissingApiKey",
-    "ProviderClient",
     "ProviderRequest",
     "Redactor",
     "RequestIdReader",

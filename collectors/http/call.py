@@ -27,21 +27,19 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     stop_after_attempt,
+    stop_before_delay,
     wait_random_exponential,
 )
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
-from collectors.http.client import ProviderClient
 from collectors.http.model import CallOutcome, ErrorClass, LaneAborted, ProviderRequest
 from collectors.http.policy import (
-    LANE_ABORT_STATUSES,
     REJECTED_STATUSES,
     CallPolicy,
     parse_retry_after,
 )
 from collectors.http.redaction import Redactor
-from collectors.http.request_builder import RequestBuilder
 from collectors.http.throttle import Throttle
 from warehouse.events import (
     CallTimings,
@@ -87,8 +85,9 @@ class Channel:
     vendor_request_id: RequestIdReader = request_id_from_headers
     kept_headers: frozenset[str] = KEPT_HEADERS
     expects_json: bool = True
+    # A lane's check of a parsed 2xx body: None when it is a result, else why it is a failure.
+    body_failure: Callable[[Any], str | None] | None = None
     timeout: httpx.Timeout = field(init=False)
-    _requests: RequestBuilder = field(init=False, repr=False, compare=False)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -100,15 +99,6 @@ class Channel:
         p = self.policy
         timeout = httpx.Timeout(p.read_timeout_s, connect=p.connect_timeout_s)
         object.__setattr__(self, "timeout", timeout)
-        object.__setattr__(self, "_requests", RequestBuilder(self.client, timeout, self.redactor))
-
-    def build_request(self, request: ProviderRequest) -> httpx.Request:
-        """What `client.build_request` would make of `request` (see request_builder)."""
-        return self._requests.build(request)
-
-    def record(self, http_request: httpx.Request, json_body: Any) -> RecordedRequest:
-        """The request as it will be stored: secrets redacted."""
-        return self._requests.record(http_request, json_body)
 
 
 async def call_provider(
@@ -116,13 +106,21 @@ async def call_provider(
 ) -> CallOutcome:
     started = perf_counter()
     state = _CallState()
-    http_request = channel.build_request(request)
-    recorded = channel.record(http_request, request.json_body)
+    http_request = channel.client.build_request(
+        request.method,
+        request.url,
+        params=request.params,
+        headers=request.headers,
+        json=request.json_body,
+        timeout=channel.timeout,
+    )
+    recorded = channel.redactor.request(
+        http_request.method, str(http_request.url), http_request.headers, request.json_body
+    )
     try:
-        try:
-            received = await _attempt(channel, http_request, state)
-        except _AttemptFailed as first_failure:
-            received = await _retry(channel, http_request, state, item_id, started, first_failure)
+        async for http_try in _retrying(channel, state, item_id):
+            with http_try:
+                received = await _attempt(channel, http_request, state)
     except _AttemptFailed as failure:
         outcome = _failed(channel, failure, state, started, recorded, stage, item_id, attempt)
         if failure.error_class == ErrorClass.AUTH:
@@ -222,10 +220,7 @@ async def _exchange(
     client: httpx.AsyncClient, http_request: httpx.Request, policy: CallPolicy
 ) -> tuple[httpx.Response, bytes]:
     """Send and read the body, stopping at `max_body_bytes` instead of buffering a flood."""
-    if isinstance(client, ProviderClient):
-        response = await client.send_once(http_request)
-    else:
-        response = await client.send(http_request, stream=True)
+    response = await client.send(http_request, stream=True)
     try:
         limit = policy.max_body_bytes
         declared = response.headers.get("content-length", "")
@@ -235,12 +230,8 @@ async def _exchange(
                 response.status_code,
             )
         body = bytearray()
-        # Without a Content-Encoding the decoded bytes are the raw bytes: skip the decoder chain
-        # (a response built in memory, e.g. by a MockTransport, has no stream left to read raw).
-        raw = not response.is_stream_consumed and "content-encoding" not in response.headers
-        chunks = response.aiter_raw() if raw else response.aiter_bytes()
         try:
-            async for chunk in chunks:
+            async for chunk in response.aiter_bytes():
                 body += chunk
                 if len(body) > limit:
                     raise _BodyTooLarge(
@@ -258,12 +249,12 @@ def _classify(
     channel: Channel, response: httpx.Response, body: bytes, state: _CallState
 ) -> _Received:
     status = response.status_code
-    text = _decode(body, _charset(response))
+    text = _decode(body, response.charset_encoding)
     if 200 <= status < 300:
         if not channel.expects_json:
             return _Received(status, response.headers, text, None)
         try:
-            return _Received(status, response.headers, text, json.loads(text))
+            document = json.loads(text)
         except ValueError:
             state.malformed_bodies += 1
             raise _AttemptFailed(
@@ -273,9 +264,28 @@ def _classify(
                 status=status,
                 body=text,
             ) from None
-    if status in LANE_ABORT_STATUSES:
-        error_class, retryable = ErrorClass.AUTH, False
-    elif status in REJECTED_STATUSES:
+        failure = channel.body_failure(document) if channel.body_failure else None
+        if failure is not None:
+            # A 2xx the vendor itself marks as failed (Firecrawl `success: false`): retried like
+            # a 5xx, and a failure (not landed) when it persists.
+            raise _AttemptFailed(
+                ErrorClass.VENDOR_FAILED,
+                channel.redactor.text(f"HTTP {status} reports failure: {failure}"),
+                retryable=True,
+                status=status,
+                body=text,
+            )
+        return _Received(status, response.headers, text, document)
+    abort_reason = channel.policy.abort_reason(status)
+    if abort_reason is not None:
+        raise _AttemptFailed(
+            ErrorClass.AUTH,
+            f"HTTP {status} ({abort_reason})",
+            retryable=False,
+            status=status,
+            body=text,
+        )
+    if status in REJECTED_STATUSES:
         error_class, retryable = ErrorClass.REJECTED, False
     elif channel.policy.is_retryable_status(status):
         error_class = ErrorClass.RATE_LIMITED if status == 429 else ErrorClass.HTTP_STATUS
@@ -290,13 +300,6 @@ def _classify(
         body=text,
         retry_after=parse_retry_after(response.headers.get("retry-after")),
     )
-
-
-def _charset(response: httpx.Response) -> str | None:
-    # A charset needs a parameter; httpx parses the header with the (slow) email package.
-    if ";" not in response.headers.get("content-type", ""):
-        return None
-    return response.charset_encoding
 
 
 def _decode(body: bytes, charset: str | None) -> str:
@@ -342,42 +345,7 @@ class _StopIfRetryAfterBeyond(stop_base):
         )
 
 
-async def _retry(
-    channel: Channel,
-    http_request: httpx.Request,
-    state: _CallState,
-    item_id: str,
-    started: float,
-    first_failure: _AttemptFailed,
-) -> _Received:
-    """Attempts 2..n. The first attempt runs outside tenacity (most calls succeed at once, and
-    an `AsyncRetrying` loop costs ~90 µs of CPU, a tenth of the per-call budget of the harness);
-    tenacity's first "attempt" replays its failure, so stop, wait, retry and logging see every
-    attempt."""
-    pending: _AttemptFailed | None = first_failure
-    async for http_try in _retrying(channel, state, item_id, started):
-        with http_try:
-            if pending is not None:
-                failure, pending = pending, None
-                raise failure
-            return await _attempt(channel, http_request, state)
-    raise AssertionError("tenacity ended without a result or an exception")  # pragma: no cover
-
-
-class _StopBeforeBudget(stop_base):
-    """tenacity's `stop_before_delay`, counted from the start of the call (which began before
-    tenacity was entered), not from the start of the retry loop."""
-
-    def __init__(self, started: float, budget_s: float):
-        self.started = started
-        self.budget_s = budget_s
-
-    def __call__(self, retry_state: RetryCallState) -> bool:
-        elapsed = perf_counter() - self.started
-        return elapsed + (retry_state.upcoming_sleep or 0.0) >= self.budget_s
-
-
-def _retrying(channel: Channel, state: _CallState, item_id: str, started: float) -> AsyncRetrying:
+def _retrying(channel: Channel, state: _CallState, item_id: str) -> AsyncRetrying:
     policy = channel.policy
 
     def should_retry(retry_state: RetryCallState) -> bool:
@@ -403,7 +371,7 @@ def _retrying(channel: Channel, state: _CallState, item_id: str, started: float)
     return AsyncRetrying(
         stop=(
             stop_after_attempt(policy.max_attempts)
-            | _StopBeforeBudget(started, policy.budget_s)
+            | stop_before_delay(policy.budget_s)
             | _StopIfRetryAfterBeyond(policy.retry_after_cap_s)
         ),
         wait=_WaitRetryAfterOrJitter(policy.backoff_base_s, policy.backoff_cap_s),

@@ -18,10 +18,12 @@ class ErrorClass:
     HTTP_STATUS = "http_status"  # a retryable status (5xx, 408, 425, lane-listed) outlived retries
     RATE_LIMITED = "rate_limited"  # 429 outlived retries
     MALFORMED_BODY = "malformed_body"  # 2xx whose body is not JSON
+    VENDOR_FAILED = "vendor_failed"  # 2xx whose body says the call failed (`success: false`)
     BODY_TOO_LARGE = "body_too_large"  # larger than CallPolicy.max_body_bytes; reading stopped
     REJECTED = "rejected"  # 400/422: the provider refused this query (landed non-answer)
     CLIENT_ERROR = "client_error"  # any other non-retryable status (404, 413, 3xx...): landed
-    AUTH = "auth"  # 401/402/403: raises LaneAborted
+    # 401/402/403, or a lane's documented quota status (Tavily 432/433): raises LaneAborted.
+    AUTH = "auth"
 
     # The provider deliberately answered this request; everything else is a failure to get a
     # usable response (counted as `failed`, methodology §2.3).
@@ -86,20 +88,17 @@ class CallOutcome:
 
 
 class LaneAborted(Exception):
-    """401/402/403: the key is wrong, out of credit or not allowed. The runner appends
-    `outcome.payload` (a ProviderCallFailed, error_class "auth") and stops the lane."""
+    """401/402/403 (or a lane's quota status): the key is wrong, out of credit or not allowed.
+    The runner appends `outcome.payload` (a ProviderCallFailed, error_class "auth", its message
+    naming the reason) and stops the lane."""
 
     def __init__(self, outcome: CallOutcome):
         self.outcome = outcome
         payload = outcome.payload
         super().__init__(
-            f"lane {payload.lane!r} aborted: HTTP {payload.status_code} on item "
-            f"{payload.item_id!r} ({_ABORT_REASONS.get(payload.status_code, 'auth')})"
+            f"lane {payload.lane!r} aborted on item {payload.item_id!r}: {payload.error_message}"
         )
 
     @property
     def payload(self) -> ProviderCallFailed:
         return self.outcome.payload
-
-
-_ABORT_REASONS = {401: "key rejected", 402: "billing / credits exhausted", 403: "not permitted"}

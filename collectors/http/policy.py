@@ -2,7 +2,8 @@
 
 Defaults follow providers.md §0: retry 408/425/429/5xx (529 included), timeouts and connection
 errors; 400/422 are a landed rejection; 401/402/403 abort the lane. A lane widens the retryable
-set only where the vendor documents it (Nimble search retries 409).
+set, or the lane-abort set, only where the vendor documents it (Nimble search retries 409;
+Tavily's 432/433 "plan / pay-as-you-go limit exceeded" abort the lane like a 402).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from email.utils import parsedate_to_datetime
 RETRYABLE_STATUSES = frozenset({408, 425, 429} | set(range(500, 600)))
 REJECTED_STATUSES = frozenset({400, 422})  # the provider refused this query: a landed non-answer
 LANE_ABORT_STATUSES = frozenset({401, 402, 403})  # auth, billing, permission: stop the lane
+LANE_ABORT_REASONS = {401: "key rejected", 402: "billing / credits exhausted", 403: "not permitted"}
 
 
 @dataclass(frozen=True)
@@ -30,12 +32,21 @@ class CallPolicy:
     attempt_timeout_s: float = 60.0  # one whole HTTP attempt, body read included
     max_body_bytes: int = 16 * 1024 * 1024
     extra_retryable_statuses: frozenset[int] = field(default_factory=frozenset)
+    # Vendor-specific statuses meaning "this key cannot go on" (quota, plan limit): status ->
+    # the vendor's documented meaning, which goes into the failure message.
+    extra_abort_statuses: tuple[tuple[int, str], ...] = ()
     # A 2xx whose body is not the JSON the vendor documents is usually a gateway hiccup (an HTML
     # error page served with 200, a body cut by a proxy): worth one more try, not a full budget.
     malformed_body_retries: int = 1
 
     def is_retryable_status(self, status: int) -> bool:
         return status in RETRYABLE_STATUSES or status in self.extra_retryable_statuses
+
+    def abort_reason(self, status: int) -> str | None:
+        """Why `status` stops the lane, or None when it does not."""
+        if status in LANE_ABORT_STATUSES:
+            return LANE_ABORT_REASONS[status]
+        return dict(self.extra_abort_statuses).get(status)
 
     def with_overrides(self, **changes) -> CallPolicy:
         return replace(self, **changes)

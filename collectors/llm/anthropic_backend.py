@@ -13,6 +13,7 @@ import time
 import anthropic
 import httpx2
 
+from collectors.http.vendor_truth import SdkCheck
 from collectors.llm.base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -21,11 +22,19 @@ from collectors.llm.base import (
     PromptRef,
     api_key_from_env,
     as_messages,
+    recorded_exchange,
+    sent_request,
     truncate,
 )
 from warehouse.events import LlmCallRecord
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
+SDK_CHECK = SdkCheck(
+    package="anthropic",
+    version="2.14.0",
+    docs="https://docs.anthropic.com/en/api/messages",
+    checked_on="2026-12-01",
+)
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 
@@ -44,6 +53,7 @@ class AnthropicBackend:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.max_retries = max_retries
         key = api_key_from_env(API_KEY_ENV)
+        self._secrets = (key,)
         self._client = anthropic.Anthropic(
             api_key=key,
             base_url=self.base_url,
@@ -86,12 +96,14 @@ class AnthropicBackend:
         extra = {"temperature": temperature} if temperature is not None else None
         started = time.perf_counter()
         try:
-            message = self._client.messages.create(**body, extra_body=extra)  # type: ignore[arg-type]
+            raw = self._client.messages.with_raw_response.create(**body, extra_body=extra)  # type: ignore[arg-type]
+            message = raw.parse()
         except anthropic.APIStatusError as exc:
             raise self._error(exc, model, body, temperature, started) from None
         except anthropic.APIConnectionError as exc:
             raise self._error(exc, model, body, temperature, started) from None
         latency_ms = (time.perf_counter() - started) * 1000
+        sent, raw_body = recorded_exchange(raw.http_request, raw.http_response.text, self._secrets)
         text = "".join(
             block.text for block in message.content if getattr(block, "type", "") == "text"
         )
@@ -109,6 +121,8 @@ class AnthropicBackend:
             output_tokens=getattr(usage, "output_tokens", None),
             vendor_request_id=message._request_id or message.id,
             latency_ms=latency_ms,
+            request=sent,
+            raw_body=raw_body,
         )
 
     def _error(
@@ -131,7 +145,7 @@ class AnthropicBackend:
                 raw_body=truncate(exc.response.text),
                 vendor_request_id=exc.response.headers.get("request-id"),
                 latency_ms=latency_ms,
-                request=request,
+                request=sent_request(exc, self._secrets, request),
             )
         return LlmCallError(
             message=str(exc) or type(exc).__name__,
@@ -139,5 +153,5 @@ class AnthropicBackend:
             model=model,
             error_class="timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection",
             latency_ms=latency_ms,
-            request=request,
+            request=sent_request(exc, self._secrets, request),
         )

@@ -8,12 +8,14 @@ from the environment and never enter a record. Retries are the SDK's own, bounde
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from warehouse.events import LlmCallRecord
+from collectors.http.redaction import Redactor
+from warehouse.events import LlmCallRecord, RecordedRequest
 
 Messages = Sequence[dict[str, str]]
 
@@ -100,3 +102,30 @@ def truncate(text: str | None, limit: int = MAX_RAW_ERROR_CHARS) -> str | None:
     if text is None or len(text) <= limit:
         return text
     return f"{text[:limit]}… [truncated, {len(text)} chars]"
+
+
+def recorded_exchange(
+    http_request: Any, response_text: str, secrets: Iterable[str | None]
+) -> tuple[RecordedRequest, str]:
+    """The SDK's own request (an httpx/httpx2 Request: what went on the wire) and the response
+    body, with the backend's key and every auth header redacted."""
+    redactor = Redactor(s for s in secrets if s)
+    content = http_request.content
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = content.decode("utf-8", errors="replace")
+    recorded = redactor.request(
+        http_request.method, str(http_request.url), http_request.headers, body
+    )
+    return recorded, redactor.text(response_text)
+
+
+def sent_request(exc: Exception, secrets: Iterable[str | None], fallback: dict) -> dict[str, Any]:
+    """A failed SDK call's request as the SDK sent it (method, url, headers, body; redacted),
+    or `fallback` (what we asked the SDK to send) when the error carries no request."""
+    http_request = getattr(exc, "request", None)
+    if http_request is None or not hasattr(http_request, "content"):
+        return fallback
+    recorded, _ = recorded_exchange(http_request, "", secrets)
+    return recorded.model_dump(mode="json")

@@ -454,11 +454,11 @@ class _QaRunner:
             await self.append([*pending, self.event(call)])
             pending = []
             if unit.search_class == "auth":
-                status = call.status_code
+                # The payload's message names the reason (key rejected, credits, plan limit).
                 self.aborted_lanes.setdefault(
                     lane.name,
-                    f"lane {lane.name}: {lane.provider} rejected the key (HTTP {status}); the lane is "
-                    "aborted — fix the key and re-run the same command to resume",
+                    f"lane {lane.name}: {lane.provider} refused the key ({call.error_message}); the "
+                    "lane is aborted — fix the key or its plan and re-run the same command to resume",
                 )
                 return
 

@@ -5,6 +5,11 @@ quoted titles as exact-match operators and empties ~12 % of the set). Chunk text
 `description` then each of `extra_snippets`, one per line, with Brave's inline <strong>
 highlighting removed and entities decoded. Request id: not documented; a response header is
 kept if one is sent.
+
+Brave publishes no official Python SDK (so no SDK_CHECK record): the request and parser are
+held against the documented examples of the Web Search API reference
+(https://api-dashboard.search.brave.com/app/documentation/web-search/query), as of 2026-12-01,
+in tests/providers/test_search_clients.py.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ per rate group), keys read from the environment on first use.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from collectors.http import (
     CallOutcome,
     CallPolicy,
     Channel,
+    ErrorClass,
     LaneAborted,
     MissingApiKey,
     Redactor,
@@ -168,6 +170,7 @@ class SearchClient:
                 policy=self.policy_for(spec),
                 redactor=self._redactor(),
                 vendor_request_id=spec.vendor_request_id,
+                body_failure=spec.body_failure,
             )
         return self._channels[lane]
 
@@ -209,15 +212,7 @@ class SearchClient:
             problem = await _healthcheck(channel, f"{base_url.rstrip('/')}{spec.healthcheck_path}")
             if problem is not None:
                 return PreflightReport(lane, "unreachable", f"healthcheck: {problem}")
-        single = Channel(
-            lane=channel.lane,
-            provider=channel.provider,
-            clients=channel.clients,
-            throttle=channel.throttle,
-            policy=channel.policy.with_overrides(max_attempts=1),
-            redactor=channel.redactor,
-            vendor_request_id=channel.vendor_request_id,
-        )
+        single = dataclasses.replace(channel, policy=channel.policy.with_overrides(max_attempts=1))
         request = spec.build_request(base_url, key, PREFLIGHT_QUERY, 1)
         try:
             outcome = await call_provider(
@@ -231,7 +226,10 @@ class SearchClient:
                 lane, "ok", f"HTTP {outcome.status_code}, {found} result(s)", outcome
             )
         payload = outcome.payload
-        status: PreflightStatus = "rejected" if payload.landed else "unreachable"
+        # A 200 the vendor marks as failed (Firecrawl `success: false`) came from a reachable
+        # host that refused the call: a rejection, not an unreachable host.
+        answered = payload.landed or payload.error_class == ErrorClass.VENDOR_FAILED
+        status: PreflightStatus = "rejected" if answered else "unreachable"
         return PreflightReport(
             lane, status, f"{payload.error_class}: {payload.error_message}", outcome
         )

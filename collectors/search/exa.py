@@ -12,10 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import body_string, objects_at, ranked_chunks, string
 from warehouse.events import Chunk
 
 PROVIDER = "exa"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECK = SdkCheck(
+    package="exa-py",
+    version="2.27.0",
+    docs="https://docs.exa.ai/reference/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "EXA_API_KEY"
 BASE_URL = "https://api.exa.ai"
 SEARCH_PATH = "/search"

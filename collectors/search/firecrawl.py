@@ -1,6 +1,6 @@
 """Firecrawl search: POST {base}/v2/search, `Authorization: Bearer <key>`.
 
-Body: query, limit, sources=["web"], timeout (ms); no scrape options: snippets only, like the
+Body: query, limit, sources=[{"type": "web"}], timeout (ms); no scrape options: snippets only, like the
 other SERP lanes. Chunk text = `description`. Results live under `data.web` (v2 REST); a bare
 top-level `web` (the SDK's flattened shape) is read too. Request id: `id` in the body when
 present (not documented for search).
@@ -12,10 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import body_string, objects_at, ranked_chunks, string
 from warehouse.events import Chunk
 
 PROVIDER = "firecrawl"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECK = SdkCheck(
+    package="firecrawl-py",
+    version="4.54.0",
+    docs="https://docs.firecrawl.dev/api-reference/endpoint/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "FIRECRAWL_API_KEY"
 BASE_URL = "https://api.firecrawl.dev"
 SEARCH_PATH = "/v2/search"
@@ -33,7 +42,8 @@ def build_request(base_url: str, api_key: str, query: str, max_results: int) -> 
         json_body={
             "query": query,
             "limit": max_results,
-            "sources": ["web"],
+            # The SDK's own wire form (firecrawl-py 4.54.0 sends source objects, not strings).
+            "sources": [{"type": "web"}],
             "timeout": SERVER_TIMEOUT_MS,
         },
     )
@@ -45,6 +55,19 @@ def normalise(document: Any) -> list[Chunk]:
         (string(r.get("url")), string(r.get("title")), string(r.get("description")))
         for r in results
     )
+
+
+def body_failure(document: Any) -> str | None:
+    """A 200 without `success: true` is a failed search, not zero results: firecrawl-py v2
+    `methods/search.py` raises on `not response_data.get("success")` (a missing flag too), with
+    the body's `error` (and `code`) as the message."""
+    if isinstance(document, dict) and document.get("success"):
+        return None
+    if not isinstance(document, dict):
+        return "body is not a JSON object"
+    error = document.get("error") or "success is not true"
+    code = document.get("code")
+    return f"{error} ({code})" if code else str(error)
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:

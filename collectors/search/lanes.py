@@ -49,6 +49,8 @@ class LaneSpec:
     price_snapshot: str = PRICE_SNAPSHOT
     max_results: int = MAX_RESULTS
     healthcheck_path: str | None = None
+    # A 2xx body the vendor marks as failed -> why (see collectors.http.Channel.body_failure).
+    body_failure: Callable[[Any], str | None] | None = None
 
     def normalise_raw(self, raw_body: str) -> list[Chunk]:
         """Chunks from a stored raw body: what a re-normalisation from the log runs."""
@@ -82,6 +84,11 @@ class LaneSpec:
                     "budget_s": policy.budget_s,
                     "attempt_timeout_s": policy.attempt_timeout_s,
                     "extra_retryable_statuses": sorted(policy.extra_retryable_statuses),
+                    **(
+                        {"extra_abort_statuses": sorted(dict(policy.extra_abort_statuses))}
+                        if policy.extra_abort_statuses
+                        else {}
+                    ),
                 },
             },
         )
@@ -159,6 +166,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             normalise=tavily.normalise,
             normalizer_version=tavily.NORMALIZER_VERSION,
             vendor_request_id=tavily.vendor_request_id,
+            policy=STANDARD_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
             settings={"search_depth": depth, "include_answer": False},
         )
         for depth in ("basic", "fast")
@@ -191,6 +199,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         normalise=firecrawl.normalise,
         normalizer_version=firecrawl.NORMALIZER_VERSION,
         vendor_request_id=firecrawl.vendor_request_id,
+        body_failure=firecrawl.body_failure,
         policy=PATIENT_POLICY,
         settings={"sources": ["web"], "scrape": False, "timeout_ms": firecrawl.SERVER_TIMEOUT_MS},
     ),

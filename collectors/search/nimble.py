@@ -3,7 +3,9 @@
 Body: query, max_results, search_depth, include_answer=false (the answer is synthesised by us,
 the same way for every lane). Chunk text = `description` (or `content` when the description is
 empty), then each of `extra_snippets`, one per line. `content` is the full page only when
-`full_content` is requested, which this snippet lane never does.
+`full_content` is requested, which this snippet lane never does. nimble-python 1.6.0's `Result`
+model has no `extra_snippets` (url, title, description, content, metadata, additional_data):
+they are read only if the API sends them anyway.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import (
     body_string,
     join_snippets,
@@ -23,6 +26,14 @@ from collectors.search.common import (
 from warehouse.events import Chunk
 
 PROVIDER = "nimble"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECK = SdkCheck(
+    package="nimble-python",
+    version="1.6.0",
+    docs="https://docs.nimbleway.com/api-reference/search/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "NIMBLE_API_KEY"
 BASE_URL = "https://sdk.nimbleway.com"
 SEARCH_PATH = "/v2/search"

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import (
     body_string,
     join_snippets,
@@ -22,6 +23,14 @@ from collectors.search.common import (
 from warehouse.events import Chunk
 
 PROVIDER = "parallel"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECK = SdkCheck(
+    package="parallel-web",
+    version="1.3.7",
+    docs="https://docs.parallel.ai/api-reference/search/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "PARALLEL_API_KEY"
 BASE_URL = "https://api.parallel.ai"
 SEARCH_PATH = "/v1/search"

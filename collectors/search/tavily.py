@@ -11,15 +11,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import body_string, objects_at, ranked_chunks, string
 from warehouse.events import Chunk
 
 PROVIDER = "tavily"
+# Request and parser held against the SDK's serialiser and response models
+# (tests/providers/test_vendor_contracts.py).
+SDK_CHECK = SdkCheck(
+    package="tavily-python",
+    version="0.8.5",
+    docs="https://docs.tavily.com/documentation/api-reference/endpoint/search",
+    checked_on="2026-12-01",
+)
 KEY_ENV = "TAVILY_API_KEY"
 BASE_URL = "https://api.tavily.com"
 SEARCH_PATH = "/search"
 NORMALIZER_VERSION = "tavily_search@1"
 PRICE_USD_PER_1K = 8.00  # 1 credit x $0.008, basic and fast alike
+# Tavily's own statuses for a key that cannot go on: every further call fails the same way, so
+# the lane stops (error_class "auth", like a 402) instead of logging 500 landed non-answers.
+ABORT_STATUSES = (
+    (432, "Tavily: plan usage limit exceeded (out of credits)"),
+    (433, "Tavily: pay-as-you-go limit exceeded"),
+)
 
 
 def build_request(

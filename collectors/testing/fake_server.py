@@ -21,6 +21,7 @@ import argparse
 import itertools
 import json
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -128,6 +129,7 @@ class ReceivedRequest:
 class _State:
     keys: dict[str, str]
     record: bool
+    root_provider: str | None = None
     queued: dict[str, deque[Fault | None]] = field(default_factory=dict)
     permanent: dict[str, Fault] = field(default_factory=dict)
     requests: list[ReceivedRequest] = field(default_factory=list)
@@ -148,10 +150,23 @@ class _State:
 
 
 class FakeVendorServer:
-    def __init__(self, *, keys: dict[str, str] | None = None, record: bool = True):
+    def __init__(
+        self,
+        *,
+        keys: dict[str, str] | None = None,
+        record: bool = True,
+        root_provider: str | None = None,
+        tls: ssl.SSLContext | None = None,
+    ):
         """`keys`: provider -> the only key accepted (others get 401); any non-empty key is
-        accepted for providers not listed. `record=False` skips request recording."""
-        self._state = _State(keys=dict(keys or {}), record=record)
+        accepted for providers not listed. `record=False` skips request recording.
+        `root_provider`: the vendor served at unprefixed paths too, for an SDK that ignores the
+        path of its base URL (firecrawl-py joins "/v2/search" to the host). `tls`: a server-side
+        context (e.g. from `trustme`) to serve HTTPS instead of HTTP."""
+        if root_provider is not None and root_provider not in SEARCH_ENDPOINTS:
+            raise ValueError(f"unknown provider {root_provider!r}")
+        self._state = _State(keys=dict(keys or {}), record=record, root_provider=root_provider)
+        self._tls = tls
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -160,6 +175,8 @@ class FakeVendorServer:
     def start(self, port: int = 0) -> FakeVendorServer:
         handler = type("Handler", (_Handler,), {"state": self._state})
         server = _Server(("127.0.0.1", port), handler)
+        if self._tls is not None:
+            server.socket = self._tls.wrap_socket(server.socket, server_side=True)
         self._server = server
         # A short poll interval keeps stop() fast (shutdown waits for the next poll).
         self._thread = threading.Thread(
@@ -190,7 +207,8 @@ class FakeVendorServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     def base_url_for(self, provider: str) -> str:
         return f"{self.base_url}/{provider}"
@@ -256,6 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         provider, _, vendor_path = path.lstrip("/").partition("/")
+        if provider not in SEARCH_ENDPOINTS and self.state.root_provider is not None:
+            provider, vendor_path = self.state.root_provider, path.lstrip("/")
         provider = provider if provider in SEARCH_ENDPOINTS else None
         if self.state.record:
             received = ReceivedRequest(

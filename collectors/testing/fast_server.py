@@ -1,12 +1,15 @@
-"""A lean loopback stand-in for the search vendors, for throughput benchmarks.
+"""A lean loopback stand-in for the search vendors, for the run-time benchmark.
 
-    python -m collectors.testing.fast_server      # prints `PORT <n>`, serves until killed
+    python -m collectors.testing.fast_server [--latency-p50-ms 800 --latency-sigma 0.35]
+                                             # prints `PORT <n>`, serves until killed
 
 It answers like `FakeVendorServer` answers a healthy vendor (same prefixes, routes, auth check
 and the same deterministic vendor-shaped bodies from `vendor_responses`), but on one asyncio
 event loop with HTTP/1.1 keep-alive instead of a thread per connection, and with no faults and
-no recording. A vendor's own latency is not ours to measure, so the benchmark's vendor should
-cost as little CPU as possible on a 2-core machine; tests that need faults use
+no recording. Each response is held for a latency drawn from a log-normal distribution
+(median `--latency-p50-ms`, shape `--latency-sigma`; seeded, so runs are comparable), which is
+what a real vendor costs a run; holding it is a timer, not a thread, so the vendor stays cheap
+on a 2-core machine. Responses on one connection keep their order. Tests that need faults use
 `FakeVendorServer`.
 """
 
@@ -17,6 +20,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import random
 import socket
 import sys
 from typing import Any
@@ -66,10 +70,26 @@ def _response(status: int, document: Any) -> bytes:
     return head + body
 
 
+class Latency:
+    """Seeded log-normal response latency; `p50_s=0` answers at once."""
+
+    def __init__(self, p50_s: float = 0.0, sigma: float = 0.35, seed: int = 20261201):
+        self.p50_s = p50_s
+        self.sigma = sigma
+        self._random = random.Random(seed)
+
+    def draw(self) -> float:
+        if self.p50_s <= 0:
+            return 0.0
+        return self.p50_s * self._random.lognormvariate(0.0, self.sigma)
+
+
 class _VendorProtocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, latency: Latency | None = None) -> None:
         self._buffer = bytearray()
         self._transport: asyncio.Transport | None = None
+        self._latency = latency or Latency()
+        self._last_due = 0.0  # responses on one connection leave in request order
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -106,12 +126,25 @@ class _VendorProtocol(asyncio.Protocol):
         body = bytes(buffer[head_end + 4 : end])
         del buffer[:end]
         path, _, query = target.partition("?")
-        self._transport.write(_response(*answer(method, path, query, headers, body)))
-        if headers.get(b"connection", b"").lower() == b"close":
+        response = _response(*answer(method, path, query, headers, body))
+        close = headers.get(b"connection", b"").lower() == b"close"
+        delay = self._latency.draw()
+        if delay <= 0 and self._last_due == 0.0:
+            self._send(response, close)
+        else:
+            loop = asyncio.get_running_loop()
+            due = max(loop.time() + delay, self._last_due)
+            self._last_due = due
+            loop.call_at(due, self._send, response, close)
+        return not close
+
+    def _send(self, response: bytes, close: bool) -> None:
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._transport.write(response)
+        if close:
             self._transport.close()
             self._transport = None
-            return False
-        return True
 
     def _fail(self, status: int) -> bool:
         self._transport.write(_response(status, {"error": "bad request"}))
@@ -120,10 +153,11 @@ class _VendorProtocol(asyncio.Protocol):
         return False
 
 
-async def serve(port: int = 0, *, ready=None) -> None:
+async def serve(port: int = 0, *, ready=None, latency: Latency | None = None) -> None:
     loop = asyncio.get_running_loop()
+    shared = latency or Latency()
     server = await loop.create_server(
-        _VendorProtocol, "127.0.0.1", port, backlog=1024, family=socket.AF_INET
+        lambda: _VendorProtocol(shared), "127.0.0.1", port, backlog=1024, family=socket.AF_INET
     )
     bound = server.sockets[0].getsockname()[1]
     if ready is not None:
@@ -135,9 +169,14 @@ async def serve(port: int = 0, *, ready=None) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency-p50-ms", type=float, default=0.0)
+    parser.add_argument("--latency-sigma", type=float, default=0.35)
+    parser.add_argument("--seed", type=int, default=20261201)
     args = parser.parse_args(argv)
+    latency = Latency(args.latency_p50_ms / 1000, args.latency_sigma, args.seed)
+    ready = lambda port: print(f"PORT {port}", flush=True)  # noqa: E731
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, ready=lambda port: print(f"PORT {port}", flush=True)))
+        asyncio.run(serve(args.port, ready=ready, latency=latency))
     return 0
 
 

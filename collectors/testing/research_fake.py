@@ -9,9 +9,13 @@ Each vendor lives under its own prefix (`/nimble/v2/agents/runs`, `/exa/agent/ru
 A run is `queued` when submitted; poll k (k = 1, 2, ...) reports `running` while
 k < polls_to_complete, then the terminal state: `completed`, or the vendor's `failed` status
 after `fail_runs(provider, message)`. Result endpoints (Nimble, Parallel) answer 409 / 422 /
-200 by that state. Synchronous vendors (You.com, Perplexity, Exa deep-reasoning, OpenAI without
+200 by that state. Synchronous vendors (You.com, Exa deep-reasoning, OpenAI without
 `background`) answer the report at once. `set_report(provider, text, citations)` changes what
 completed runs return (e.g. "" for an empty report).
+
+Documents follow the vendors' SDK response models (tests/draco/test_research_sdk_contracts.py
+points each SDK at this server and parses what it answers). Each vendor also answers its
+preflight probe (a models or runs list, or 404 for an unknown run id).
 
 Faults, recording and key checks are `collectors.testing.fake_server`'s: the same `Fault`
 values, queued per target (provider, exact path or "*") and consumed one per request in order,
@@ -62,10 +66,11 @@ DEFAULT_CITATIONS = (
 # Status words each vendor uses for (queued, running, completed, failed).
 _STATUS_WORDS: dict[str, tuple[str, str, str, str]] = {
     "nimble": ("queued", "running", "completed", "failed"),
-    "exa": ("pending", "running", "completed", "failed"),
+    "exa": ("queued", "running", "completed", "failed"),
     "parallel": ("queued", "running", "completed", "failed"),
     "openai": ("queued", "in_progress", "completed", "failed"),
     "gemini": ("in_progress", "in_progress", "completed", "failed"),
+    "perplexity": ("queued", "in_progress", "completed", "failed"),
     "valyu": ("queued", "running", "completed", "failed"),
     "tavily": ("pending", "in_progress", "completed", "failed"),
 }
@@ -78,6 +83,7 @@ class _Run:
     agent_id: str = ""
     polls: int = 0
     model: str = ""
+    effort: str = ""
 
 
 @dataclass
@@ -85,6 +91,7 @@ class _ResearchState(_State):
     polls_to_complete: int = 2
     runs: dict[str, _Run] = field(default_factory=dict)
     failing: dict[str, str] = field(default_factory=dict)
+    failing_status: dict[str, str] = field(default_factory=dict)
     reports: dict[str, tuple[str, tuple[dict[str, str], ...]]] = field(default_factory=dict)
     ids: Any = field(default_factory=lambda: itertools.count(1))
 
@@ -140,9 +147,15 @@ class FakeResearchServer:
         with self._state.lock:
             self._state.permanent[target] = fault
 
-    def fail_runs(self, provider: str, message: str = "the run failed") -> None:
+    def fail_runs(
+        self, provider: str, message: str = "the run failed", *, status: str | None = None
+    ) -> None:
+        """Runs of `provider` end failed; `status` is the vendor's terminal status word to
+        report instead of its plain "failed" (e.g. Gemini's "budget_exceeded")."""
         with self._state.lock:
             self._state.failing[provider] = message
+            if status is not None:
+                self._state.failing_status[provider] = status
 
     def set_report(
         self, provider: str, text: str, citations: tuple[dict[str, str], ...] = DEFAULT_CITATIONS
@@ -162,6 +175,7 @@ class FakeResearchServer:
             state.requests.clear()
             state.runs.clear()
             state.failing.clear()
+            state.failing_status.clear()
             state.reports.clear()
             state.polls_to_complete = 2
             if keys is not None:
@@ -228,10 +242,10 @@ class _ResearchHandler(_Handler):
 
     # --- run bookkeeping ----------------------------------------------------------------------
 
-    def _new_run(self, provider: str, prefix: str, model: str = "") -> _Run:
+    def _new_run(self, provider: str, prefix: str, model: str = "", effort: str = "") -> _Run:
         with self.state.lock:
             n = next(self.state.ids)
-            run = _Run(provider, f"{prefix}{n}", agent_id=f"wsa_{n}", model=model)
+            run = _Run(provider, f"{prefix}{n}", agent_id=f"wsa_{n}", model=model, effort=effort)
             self.state.runs[run.run_id] = run
         return run
 
@@ -252,6 +266,8 @@ class _ResearchHandler(_Handler):
         return "failed" if run.provider in self.state.failing else "completed"
 
     def _word(self, provider: str, phase: str) -> str:
+        if phase == "failed" and provider in self.state.failing_status:
+            return self.state.failing_status[provider]
         words = _STATUS_WORDS[provider]
         return words[("queued", "running", "completed", "failed").index(phase)]
 
@@ -263,25 +279,45 @@ class _ResearchHandler(_Handler):
 # --- vendor documents (the documented fields, providers.md §2) ---------------------------------
 
 
+_CREATED = "2026-12-01T00:00:00Z"
+
+
+def _nimble_run(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    """nimble-python `AgentRunResponse` / `RunGetResponse`."""
+    document: dict[str, Any] = {
+        "id": run.run_id,
+        "web_search_agent_id": run.agent_id,
+        "interaction_id": f"int_{run.run_id}",
+        "created_at": _CREATED,
+        "effort": run.effort or "high",
+        "status": h._word("nimble", phase),
+        "is_active": phase in ("queued", "running"),
+    }
+    if phase == "failed":
+        document["error"] = {"message": h.state.failing["nimble"], "ref_id": run.run_id}
+    return document
+
+
 def _nimble_submit(h: _ResearchHandler, request: dict) -> tuple[int, dict]:
-    run = h._new_run("nimble", "task_run_")
-    return 200, {"run_id": run.run_id, "agent_id": run.agent_id, "status": "queued"}
+    run = h._new_run("nimble", "task_run_", effort=str(request.get("effort") or ""))
+    return 200, _nimble_run(h, run, "queued")
 
 
 def _nimble_get(h: _ResearchHandler, request: dict, agent_id: str, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
+    run = h.state.runs.get(run_id)
+    if run is None or run.agent_id != agent_id:
         return 404, {"error": "no such run"}
-    document = {"run_id": run_id, "agent_id": agent_id, "status": h._word("nimble", phase)}
-    document["is_active"] = phase in ("queued", "running")
-    if phase == "failed":
-        document["error"] = h.state.failing["nimble"]
-    return 200, document
+    run, phase = h._advance(run_id)
+    return 200, _nimble_run(h, run, phase)
+
+
+def _nimble_agents(h: _ResearchHandler, request: dict):
+    return 200, {"items": [], "limit": 20, "offset": 0, "total": 0}
 
 
 def _nimble_result(h: _ResearchHandler, request: dict, agent_id: str, run_id: str):
     run = h.state.runs.get(run_id)
-    if run is None:
+    if run is None or run.agent_id != agent_id:
         return 404, {"error": "no such run"}
     phase = h._phase(run)
     if phase in ("queued", "running"):
@@ -289,9 +325,19 @@ def _nimble_result(h: _ResearchHandler, request: dict, agent_id: str, run_id: st
     if phase == "failed":
         return 422, {"error": h.state.failing["nimble"]}
     text, citations = h._report("nimble")
+    run_document = _nimble_run(h, run, "completed")
     return 200, {
-        "run_id": run_id,
-        "output": {"type": "text", "content": text, "trust": {"sources": citations}},
+        "run": {**run_document, "prompt": None},
+        "output": {
+            "type": "text",
+            "content": text,
+            "trust": {
+                "claims": [],
+                "confidence": "high",
+                "reasoning": "",
+                "sources": [{**c, "type": "primary"} for c in citations],
+            },
+        },
     }
 
 
@@ -303,7 +349,7 @@ def _exa_agent_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
             "text": text,
             "grounding": [{"field": "text", "citations": citations}],
         }
-        document["cost_dollars"] = {"total": 0.5}
+        document["costDollars"] = {"total": 0.5}
     elif phase == "failed":
         document["error"] = {"message": h.state.failing["exa"]}
     return document
@@ -319,6 +365,10 @@ def _exa_agent_get(h: _ResearchHandler, request: dict, run_id: str):
     if run is None:
         return 404, {"error": "no such run"}
     return 200, _exa_agent_document(h, run, phase)
+
+
+def _exa_agent_list(h: _ResearchHandler, request: dict):
+    return 200, {"object": "list", "data": [], "hasMore": False, "nextCursor": None}
 
 
 def _exa_search(h: _ResearchHandler, request: dict):
@@ -413,27 +463,42 @@ def _openai_get(h: _ResearchHandler, request: dict, run_id: str):
 
 
 def _gemini_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
-    document: dict[str, Any] = {"id": run.run_id, "status": h._word("gemini", phase)}
+    """google-genai `Interaction`: `steps[]` (the GET answer carries the whole timeline)."""
+    now = _CREATED
+    document: dict[str, Any] = {
+        "id": run.run_id,
+        "status": h._word("gemini", phase),
+        "agent": run.model,
+        "created": now,
+        "updated": now,
+        "steps": [{"type": "user_input", "content": [{"type": "text", "text": "..."}]}],
+    }
     if phase == "completed":
         text, citations = h._report("gemini")
-        document["outputs"] = [
+        document["steps"] += [
+            {"type": "thought", "summary": [{"type": "text", "text": "planning"}]},
             {
-                "type": "text",
-                "text": text,
-                "annotations": [
-                    {"type": "url_citation", "url": c["url"], "title": c["title"]}
-                    for c in citations
+                "type": "model_output",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": text,
+                        "annotations": [
+                            {"type": "url_citation", "url": c["url"], "title": c["title"]}
+                            for c in citations
+                        ],
+                    }
                 ],
-            }
+            },
         ]
         document["usage"] = {"total_tokens": 4321}
     elif phase == "failed":
-        document["error"] = {"message": h.state.failing["gemini"]}
+        document["errors"] = [{"message": h.state.failing["gemini"]}]
     return document
 
 
 def _gemini_submit(h: _ResearchHandler, request: dict):
-    run = h._new_run("gemini", "v1_interaction_")
+    run = h._new_run("gemini", "v1_interaction_", model=str(request.get("agent") or ""))
     return 200, _gemini_document(h, run, "queued")
 
 
@@ -442,6 +507,10 @@ def _gemini_get(h: _ResearchHandler, request: dict, run_id: str):
     if run is None:
         return 404, {"error": {"message": "no such interaction"}}
     return 200, _gemini_document(h, run, phase)
+
+
+def _gemini_models(h: _ResearchHandler, request: dict):
+    return 200, {"models": [{"name": "models/gemini-3.5-flash"}]}
 
 
 def _valyu_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -468,6 +537,14 @@ def _valyu_get(h: _ResearchHandler, request: dict, run_id: str):
     return 200, _valyu_document(h, run, phase)
 
 
+def _valyu_list(h: _ResearchHandler, request: dict):
+    return 200, []  # the SDK reads the body as the list itself
+
+
+def _youcom_task(h: _ResearchHandler, request: dict, task_id: str):
+    return 404, {"detail": "task not found"}
+
+
 def _youcom_research(h: _ResearchHandler, request: dict):
     text, citations = h._report("youcom")
     return 200, {"output": {"content": text, "content_type": "text", "sources": citations}}
@@ -486,7 +563,7 @@ def _tavily_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
 
 def _tavily_submit(h: _ResearchHandler, request: dict):
     run = h._new_run("tavily", "tvly_")
-    return 201, _tavily_document(h, run, "queued")
+    return 200, _tavily_document(h, run, "queued")  # tavily-python accepts only 200
 
 
 def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
@@ -496,33 +573,93 @@ def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
     return 200, _tavily_document(h, run, phase)
 
 
-def _perplexity_completion(h: _ResearchHandler, request: dict):
-    text, citations = h._report("perplexity")
-    return 200, {
-        "id": "pplx_1",
-        "model": request.get("model"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
-        "citations": [c["url"] for c in citations],
-        "search_results": citations,
-        "usage": {
-            "prompt_tokens": 100,
-            "completion_tokens": 1000,
-            "citation_tokens": 500,
-            "reasoning_tokens": 2000,
-            "num_search_queries": 10,
-        },
+def _perplexity_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
+    """perplexityai `ResponsesResponseOutput`."""
+    document: dict[str, Any] = {
+        "id": run.run_id,
+        "object": "response",
+        "created_at": 1_764_547_200,
+        "model": "perplexity/deep-research",
+        "preset": run.model,
+        "background": True,
+        "status": h._word("perplexity", phase),
+        "output": [],
     }
+    if phase == "completed":
+        text, citations = h._report("perplexity")
+        document["output"] = [
+            {
+                "type": "search_results",
+                "queries": ["q"],
+                "results": [
+                    {"id": n, "url": c["url"], "title": c["title"], "snippet": "..."}
+                    for n, c in enumerate(citations, start=1)
+                ],
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": text,
+                        "annotations": [
+                            {"type": "url_citation", "url": c["url"], "title": c["title"]}
+                            for c in citations
+                        ],
+                    }
+                ],
+            },
+        ]
+        document["usage"] = {
+            "input_tokens": 100,
+            "output_tokens": 1000,
+            "total_tokens": 1100,
+            "cost": {
+                "currency": "USD",
+                "input_cost": 0.01,
+                "output_cost": 0.2,
+                "total_cost": 0.71,
+            },
+        }
+    elif phase == "failed":
+        document["error"] = {"message": h.state.failing["perplexity"], "code": "failed"}
+    return document
+
+
+def _perplexity_submit(h: _ResearchHandler, request: dict):
+    run = h._new_run("perplexity", "resp_", model=str(request.get("preset") or ""))
+    return 200, _perplexity_document(h, run, "queued")
+
+
+def _perplexity_get(h: _ResearchHandler, request: dict, run_id: str):
+    run, phase = h._advance(run_id)
+    if run is None:
+        return 404, {"error": {"message": "no such response"}}
+    return 200, _perplexity_document(h, run, phase)
+
+
+def _perplexity_models(h: _ResearchHandler, request: dict):
+    return 200, {"object": "list", "data": []}
+
+
+def _openai_model(h: _ResearchHandler, request: dict, model: str):
+    return 200, {"id": model, "object": "model", "created": 1_764_547_200, "owned_by": "openai"}
 
 
 _ID = r"([^/]+)"
 _ROUTES: dict[str, list[tuple[str, str, Any]]] = {
     "nimble": [
         ("POST", r"/v2/agents/runs", _nimble_submit),
+        ("GET", r"/v2/agents", _nimble_agents),
         ("GET", rf"/v2/agents/{_ID}/runs/{_ID}", _nimble_get),
         ("GET", rf"/v2/agents/{_ID}/runs/{_ID}/result", _nimble_result),
     ],
     "exa": [
         ("POST", r"/agent/runs", _exa_agent_submit),
+        ("GET", r"/agent/runs", _exa_agent_list),
         ("GET", rf"/agent/runs/{_ID}", _exa_agent_get),
         ("POST", r"/search", _exa_search),
     ],
@@ -534,19 +671,29 @@ _ROUTES: dict[str, list[tuple[str, str, Any]]] = {
     "openai": [
         ("POST", r"/v1/responses", _openai_submit),
         ("GET", rf"/v1/responses/{_ID}", _openai_get),
+        ("GET", rf"/v1/models/{_ID}", _openai_model),
     ],
     "gemini": [
-        ("POST", r"/v1beta/interactions", _gemini_submit),
-        ("GET", rf"/v1beta/interactions/{_ID}", _gemini_get),
+        ("POST", r"/v1/interactions", _gemini_submit),
+        ("GET", rf"/v1/interactions/{_ID}", _gemini_get),
+        ("GET", r"/v1/models", _gemini_models),
     ],
     "valyu": [
         ("POST", r"/v1/deepresearch/tasks", _valyu_submit),
         ("GET", rf"/v1/deepresearch/tasks/{_ID}/status", _valyu_get),
+        ("GET", r"/v1/deepresearch/list", _valyu_list),
     ],
-    "youcom": [("POST", r"/v1/research", _youcom_research)],
+    "youcom": [
+        ("POST", r"/v1/research", _youcom_research),
+        ("GET", rf"/v1/research/{_ID}", _youcom_task),
+    ],
     "tavily": [
         ("POST", r"/research", _tavily_submit),
         ("GET", rf"/research/{_ID}", _tavily_get),
     ],
-    "perplexity": [("POST", r"/chat/completions", _perplexity_completion)],
+    "perplexity": [
+        ("POST", r"/v1/responses", _perplexity_submit),
+        ("GET", rf"/v1/responses/{_ID}", _perplexity_get),
+        ("GET", r"/v1/models", _perplexity_models),
+    ],
 }

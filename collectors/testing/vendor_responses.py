@@ -1,5 +1,11 @@
-"""Deterministic, vendor-shaped search responses (the documented fields, providers.md §1) for
-the loopback fake server: result i of query q always has the same URL, title and text."""
+"""Deterministic, vendor-shaped search responses for the loopback fake server: result i of query
+q always has the same URL, title and text.
+
+Shapes follow the vendors' SDK response models (tests/providers/test_vendor_contracts.py
+validates every one against them, unknown fields included): nimble-python 1.6.0
+`SearchResponse`, exa-py 2.27.0 `SearchResponse`/`ResultWithSummary`, parallel-web 1.3.7
+`SearchResult`, firecrawl-py 4.54.0 v2 `SearchResponse`; Tavily (no response model) and Brave
+(no SDK) follow their documented bodies."""
 
 from __future__ import annotations
 
@@ -54,17 +60,24 @@ def search_response(provider: str, query: str, count: int) -> dict[str, Any]:
     request_id = hashlib.sha256(f"{provider}\x1f{query}".encode()).hexdigest()[:16]
     if provider == "nimble":
         return {
+            "request_id": f"req-{request_id}",
             "results": [
                 {
                     "url": r["url"],
                     "title": r["title"],
                     "description": r["text"],
-                    "extra_snippets": [r["extra"]],
+                    "content": "",  # the page text only with full_content, never requested
+                    "metadata": {
+                        "country": "US",
+                        "entity_type": "OrganicResult",
+                        "locale": "en",
+                        "position": n,
+                    },
                 }
-                for r in rows
+                for n, r in enumerate(rows, start=1)
             ],
+            "total_results": len(rows),
             "answer": None,
-            "request_id": f"req-{request_id}",
         }
     if provider == "exa":
         return {
@@ -82,6 +95,7 @@ def search_response(provider: str, query: str, count: int) -> dict[str, Any]:
                 {"url": r["url"], "title": r["title"], "excerpts": [r["text"], r["extra"]]}
                 for r in rows
             ],
+            "session_id": f"session_{request_id}",
             "warnings": None,
             "usage": [{"name": "sku_search", "count": 1}],
         }
@@ -128,6 +142,5 @@ def search_response(provider: str, query: str, count: int) -> dict[str, Any]:
                     for n, r in enumerate(rows, start=1)
                 ]
             },
-            "id": request_id,
         }
     raise KeyError(provider)

@@ -323,7 +323,7 @@ def test_end_to_end_through_openai_backend(openai_key):
             {"role": "user", "content": judge.render(TASK, criterion, REPORT)}
         ]
         assert call.body["model"] == "gpt-judge" and call.body["temperature"] == 0.0
-        assert call.body["max_tokens"] == 300
+        assert call.body["max_completion_tokens"] == 300  # the OpenAI API itself
     record = results[0].llm
     assert record.provider == "openai" and record.model == "gpt-judge"
     assert record.prompt_id == JUDGE_PROMPT_ID

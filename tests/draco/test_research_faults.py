@@ -91,12 +91,12 @@ ASYNC_LANES = [
     ("gemini_deep_research", ["research:submit", "research:poll:1", "research:poll:2"]),
     ("valyu_standard", ["research:submit", "research:poll:1", "research:poll:2"]),
     ("tavily_research_auto", ["research:submit", "research:poll:1", "research:poll:2"]),
+    ("perplexity_sonar_deep_research", ["research:submit", "research:poll:1", "research:poll:2"]),
 ]
 SYNC_LANES = [
     "exa_deep_reasoning",
     "openai_gpt55pro_web",
     "youcom_research_exhaustive",
-    "perplexity_sonar_deep_research",
 ]
 
 
@@ -227,7 +227,7 @@ def test_poll_deadline(fake, task):
     assert all(isinstance(p, ProviderCallCompleted) for p in recorder.payloads)
 
 
-@pytest.mark.parametrize("lane", ["tavily_research_pro", "perplexity_sonar_deep_research"])
+@pytest.mark.parametrize("lane", ["tavily_research_pro", "youcom_research_exhaustive"])
 def test_empty_output_is_a_failure_not_a_drop(fake, task, lane):
     fake.set_report(lane.split("_")[0], "  \n")
     result, _recorder = research(fake, lane, task)
@@ -237,8 +237,8 @@ def test_empty_output_is_a_failure_not_a_drop(fake, task, lane):
 
 
 def test_malformed_json_on_a_completed_call(fake, task):
-    fake.set_fault("perplexity", Fault.malformed_json())
-    result, recorder = research(fake, "perplexity_sonar_deep_research", task)
+    fake.set_fault("exa", Fault.malformed_json())
+    result, recorder = research(fake, "exa_deep_reasoning", task)
     assert isinstance(result, ResearchFailed)
     assert (result.stage, result.error_class) == ("submit", "malformed_body")
     assert "502 Bad Gateway" in recorder.payloads[0].raw_body
@@ -314,3 +314,110 @@ def test_tasks_run_concurrently_on_one_lane(fake, task):
     assert all(isinstance(r, ResearchCompleted) for r in results)
     assert len({r.vendor_run_id for r in results}) == 3
     assert len(set(recorder.ids)) == 9  # 3 attempts x (submit + 2 polls), ids never collide
+
+
+# --- vendor-specific terminal states and transient refusals (issue #9) -----------------------
+
+
+@pytest.mark.parametrize("status", ["incomplete", "budget_exceeded"])
+def test_gemini_terminal_statuses_end_the_attempt_at_once(fake, task, status):
+    # Before: anything but completed/failed/cancelled kept polling until the deadline.
+    fake.fail_runs("gemini", "the agent stopped early", status=status)
+    result, recorder = research(fake, "gemini_deep_research", task, poll_deadline_s=3.0)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("poll", "vendor_failed")
+    assert "the agent stopped early" in result.error_message
+    assert recorder.stages == ["research:submit", "research:poll:1", "research:poll:2"]
+
+
+def test_nimble_polls_the_run_under_its_web_search_agent(fake, task):
+    result, _recorder = research(fake, "nimble_agent_xhigh", task)
+    assert isinstance(result, ResearchCompleted)
+    gets = [r.path for r in fake.requests_for("nimble") if r.method == "GET"]
+    run_id = result.vendor_run_id
+    assert run_id and run_id.startswith("task_run_")
+    agent = f"wsa_{run_id.removeprefix('task_run_')}"
+    assert gets == [
+        f"/nimble/v2/agents/{agent}/runs/{run_id}",
+        f"/nimble/v2/agents/{agent}/runs/{run_id}",
+        f"/nimble/v2/agents/{agent}/runs/{run_id}/result",
+    ]
+
+
+def test_nimble_submit_without_an_agent_id_is_malformed_not_polled(fake, task):
+    body = json.dumps({"id": "task_run_9", "status": "queued", "is_active": True}).encode()
+    fake.add_faults("nimble", Fault("status", code=200, body=body))
+    result, recorder = research(fake, "nimble_agent_low", task)
+    assert isinstance(result, ResearchFailed)
+    assert (result.stage, result.error_class) == ("parse", "malformed_body")
+    assert "web_search_agent_id" in result.error_message
+    assert recorder.stages == ["research:submit"]  # never a GET /v2/agents//runs/...
+
+
+def test_valyu_transient_auth_refusals_on_status_polls_are_retried(fake, task):
+    # submit ok, then poll 1 -> 401, poll 2 -> 403, then the run goes on normally.
+    fake.add_faults("valyu", None, Fault.status(401), Fault.status(403))
+    result, recorder = research(fake, "valyu_heavy", task)
+    assert isinstance(result, ResearchCompleted)
+    assert recorder.stages == ["research:submit", *(f"research:poll:{n}" for n in (1, 2, 3, 4))]
+    assert [p.status_code for p in recorder.payloads[1:3]] == [401, 403]
+    assert all(isinstance(p, ProviderCallFailed) for p in recorder.payloads[1:3])
+    assert result.polls == 4
+
+
+def test_valyu_auth_refusal_that_persists_aborts_after_the_bound(fake, task):
+    from collectors.draco.systems.valyu import POLL_AUTH_RETRIES
+
+    fake.add_faults("valyu", None)
+    fake.set_fault("valyu", Fault.status(403))
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "valyu_fast", base_urls=fake.base_urls(), poll_interval_s=POLL, policy_changes=FAST
+        )
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted, match="403"):
+        asyncio.run(go())
+    polls = POLL_AUTH_RETRIES + 1
+    assert recorder.stages == [
+        "research:submit",
+        *(f"research:poll:{n}" for n in range(1, polls + 1)),
+    ]
+
+
+def test_valyu_402_on_a_poll_aborts_at_once(fake, task):
+    fake.add_faults("valyu", None, Fault.status(402))
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "valyu_fast", base_urls=fake.base_urls(), poll_interval_s=POLL, policy_changes=FAST
+        )
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted, match="402"):
+        asyncio.run(go())
+    assert recorder.stages == ["research:submit", "research:poll:1"]
+
+
+def test_other_vendors_still_abort_on_the_first_poll_refusal(fake, task):
+    fake.add_faults("tavily", None, Fault.status(401))
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "tavily_research_mini",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+        )
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted):
+        asyncio.run(go())
+    assert recorder.stages == ["research:submit", "research:poll:1"]

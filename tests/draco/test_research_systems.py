@@ -60,9 +60,10 @@ NIMBLE = "https://sdk.nimbleway.com/v2/agents"
 EXA = "https://api.exa.ai"
 PARALLEL = "https://api.parallel.ai/v1/tasks/runs"
 OPENAI = "https://api.openai.com/v1/responses"
-GEMINI = "https://generativelanguage.googleapis.com/v1beta/interactions"
+GEMINI = "https://generativelanguage.googleapis.com/v1/interactions"
 VALYU = "https://api.valyu.ai/v1/deepresearch/tasks"
 TAVILY = "https://api.tavily.com/research"
+PERPLEXITY = "https://api.perplexity.ai/v1/responses"
 ASYNC_STAGES = ["research:submit", "research:poll:1", "research:poll:2"]
 
 
@@ -105,7 +106,15 @@ CASES = [
                 "POST",
                 f"{NIMBLE}/runs",
                 200,
-                {"run_id": "task_run_7", "agent_id": "wsa_3", "status": "queued"},
+                {
+                    "id": "task_run_7",
+                    "web_search_agent_id": "wsa_3",
+                    "interaction_id": "int_1",
+                    "effort": "x-high",
+                    "created_at": "2026-12-01T00:00:00Z",
+                    "is_active": True,
+                    "status": "queued",
+                },
             ),
             (
                 "GET",
@@ -173,7 +182,7 @@ CASES = [
         key_env="EXA_API_KEY",
         auth=("x-api-key", ""),
         submit=("POST", f"{EXA}/search"),
-        body={"type": "deep-reasoning", "num_results": 10, "contents": {"highlights": True}},
+        body={"type": "deep-reasoning", "numResults": 10, "contents": {"highlights": True}},
         exchanges=[
             (
                 "POST",
@@ -297,13 +306,34 @@ CASES = [
                 {
                     "id": "v1_abc",
                     "status": "completed",
-                    "outputs": [
-                        {"type": "thought", "summary": "thinking"},
+                    "steps": [
+                        {"type": "user_input", "content": [{"type": "text", "text": "q"}]},
+                        {"type": "google_search_call", "id": "gs_1", "arguments": {}},
                         {
-                            "type": "text",
-                            "text": TEXT,
-                            "annotations": [
-                                {"type": "url_citation", "start_index": 1, **c} for c in CITED
+                            "type": "model_output",
+                            "content": [{"type": "text", "text": "interim notes"}],
+                        },
+                        {"type": "google_search_result", "call_id": "gs_1", "result": []},
+                        {"type": "thought", "summary": [{"type": "text", "text": "thinking"}]},
+                        {
+                            "type": "model_output",
+                            "content": [
+                                {
+                                    "type": "text",
+                                    "text": TEXT[:20],
+                                    "annotations": [
+                                        {"type": "url_citation", "start_index": 1, **c}
+                                        for c in CITED[:1]
+                                    ],
+                                },
+                                {
+                                    "type": "text",
+                                    "text": TEXT[20:],
+                                    "annotations": [
+                                        {"type": "url_citation", "start_index": 1, **c}
+                                        for c in CITED[1:]
+                                    ],
+                                },
                             ],
                         },
                     ],
@@ -383,33 +413,64 @@ CASES = [
         lane="perplexity_sonar_deep_research",
         key_env="PERPLEXITY_API_KEY",
         auth=("authorization", "Bearer "),
-        submit=("POST", "https://api.perplexity.ai/chat/completions"),
-        body={"model": "sonar-deep-research"},
+        submit=("POST", PERPLEXITY),
+        body={"preset": "deep-research", "background": True},
         exchanges=[
+            ("POST", PERPLEXITY, 200, {"id": "resp_p9", "status": "queued", "output": []}),
+            ("GET", f"{PERPLEXITY}/resp_p9", 200, {"id": "resp_p9", "status": "in_progress"}),
             (
-                "POST",
-                "https://api.perplexity.ai/chat/completions",
+                "GET",
+                f"{PERPLEXITY}/resp_p9",
                 200,
                 {
-                    "id": "pplx_9",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": TEXT}}],
-                    "citations": [c["url"] for c in CITED],
-                    "search_results": [CITED[0], {"url": CITED[1]["url"], "title": ""}],
+                    "id": "resp_p9",
+                    "object": "response",
+                    "status": "completed",
+                    "model": "perplexity/deep-research",
+                    "created_at": 1,
+                    "output": [
+                        {
+                            "type": "search_results",
+                            "results": [
+                                {"id": 1, "url": CITED[1]["url"], "title": "", "snippet": "s"}
+                            ],
+                        },
+                        {
+                            "type": "message",
+                            "id": "m1",
+                            "role": "assistant",
+                            "status": "completed",
+                            "content": [
+                                {
+                                    "type": "output_text",
+                                    "text": TEXT,
+                                    "annotations": [
+                                        {"type": "url_citation", **CITED[0]},
+                                        {"type": "url_citation", "url": CITED[1]["url"]},
+                                        {"type": "url_citation", **CITED[2]},
+                                    ],
+                                }
+                            ],
+                        },
+                    ],
                     "usage": {
-                        "prompt_tokens": 100,
-                        "completion_tokens": 1000,
-                        "citation_tokens": 500,
-                        "reasoning_tokens": 2000,
-                        "num_search_queries": 10,
+                        "input_tokens": 100,
+                        "output_tokens": 1000,
+                        "total_tokens": 1100,
+                        "cost": {
+                            "currency": "USD",
+                            "input_cost": 0.1,
+                            "output_cost": 0.5,
+                            "total_cost": 0.75,
+                        },
                     },
                 },
-            )
+            ),
         ],
-        stages=["research:submit"],
-        run_id="pplx_9",
-        cost=100 * 2 / 1e6 + 1000 * 8 / 1e6 + 500 * 2 / 1e6 + 2000 * 3 / 1e6 + 10 * 5 / 1e3,
-        basis="list_price",
-        queue_seen=False,
+        stages=ASYNC_STAGES,
+        run_id="resp_p9",
+        cost=0.75,
+        basis="billed",
     ),
 ]
 
@@ -599,3 +660,63 @@ def test_research_outside_the_context_manager_says_how(task, keys):
     lane = make_lane("tavily_research_mini")
     with pytest.raises(RuntimeError, match="async with"):
         asyncio.run(lane.research(task, "x", attempt=1, emit=Recorder()))
+
+
+@pytest.mark.parametrize(
+    ("status", "phase"),
+    [
+        ("queued", "queued"),
+        ("in_progress", "running"),
+        ("requires_action", "running"),
+        ("completed", "completed"),
+        ("failed", "failed"),
+        ("cancelled", "failed"),
+        ("incomplete", "failed"),
+        ("budget_exceeded", "failed"),
+        ("requires_continuation", "running"),
+        ("idle", "running"),
+    ],
+)
+def test_gemini_statuses_terminal_or_not(status, phase):
+    """Every status of google-genai's `InteractionStatus` has a phase; the terminal ones end
+    polling (incomplete / budget_exceeded used to be polled until the deadline)."""
+    from collectors.draco.systems.gemini import GeminiDeepResearchApi
+
+    document = {"id": "v1_x", "status": status, "steps": []}
+    if status == "budget_exceeded":
+        document["errors"] = [{"code": "budget", "message": "budget exceeded"}]
+    state = GeminiDeepResearchApi(agent="deep-research-preview-04-2026").read_submit(document)
+    assert state.phase == phase
+    if status == "budget_exceeded":
+        assert state.message == "budget exceeded"
+
+
+def test_gemini_reads_steps_not_the_removed_outputs_list():
+    from collectors.draco.systems.driver import VendorShapeError
+    from collectors.draco.systems.gemini import parse_interaction
+
+    with pytest.raises(VendorShapeError, match="steps"):
+        parse_interaction({"status": "completed", "outputs": [{"type": "text", "text": "x"}]})
+
+
+def test_perplexity_citation_title_falls_back_to_the_search_results():
+    from collectors.draco.systems.perplexity import parse_response
+
+    report = parse_response(
+        {
+            "output": [
+                {"type": "search_results", "results": [{"url": "https://x.example", "title": "X"}]},
+                {
+                    "type": "message",
+                    "content": [
+                        {
+                            "type": "output_text",
+                            "text": "t",
+                            "annotations": [{"type": "url_citation", "url": "https://x.example"}],
+                        }
+                    ],
+                },
+            ]
+        }
+    )
+    assert report.citations == (ReportCitation(url="https://x.example", title="X"),)

@@ -263,7 +263,7 @@ def test_preflight_checks_every_system_without_starting_research(draco):
 
     with FakeResearchServer(polls_to_complete=1, keys={"exa": KEY}) as fake:
         results = preflight_lanes([vendor_lane(fake)])
-        assert results == [(LANE, "ok", results[0][2])] and "HTTP 404" in results[0][2]
+        assert results == [(LANE, "ok", "key accepted (agent runs list → HTTP 200)")]
         assert all(r.method == "GET" for r in fake.requests)  # nothing was submitted
         wrong = make_lane(LANE, base_urls=fake.base_urls(), environ={"EXA_API_KEY": "sk-wrong-key"})
         with pytest.raises(DracoPreflightFailed, match="auth_failed"):

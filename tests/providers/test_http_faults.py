@@ -242,3 +242,67 @@ def test_one_failed_item_does_not_disturb_concurrent_calls(fake, run, search_wit
     assert all(r.outcome.completed for r in results)
     assert sum(r.outcome.http_attempts for r in results) == 15
     assert {r.outcome.payload.item_id for r in results} == {f"i{i}" for i in range(12)}
+
+
+# Tavily's own quota statuses (tavily-python 0.8.5 `_handle_error_response` raises ForbiddenError
+# for 403, 432 and 433 alike; its error text is at `detail.error`).
+TAVILY_QUOTA = {
+    432: b'{"detail": {"error": "This request exceeds your plan\'s set usage limit."}}',
+    433: b'{"detail": {"error": "This request exceeds the pay-as-you-go limit."}}',
+}
+
+
+@pytest.mark.parametrize("status", sorted(TAVILY_QUOTA))
+@pytest.mark.parametrize("lane", ["tavily_search_basic", "tavily_search_fast"])
+def test_tavily_quota_statuses_abort_the_lane(fake, run, search_with, status, lane):
+    fake.set_fault("tavily", Fault.status(status, body=TAVILY_QUOTA[status]))
+
+    async def scenario():
+        async with search_with([lane]) as search:
+            await search.search(lane, "q", item_id="item-3")
+
+    with pytest.raises(LaneAborted) as aborted:
+        run(scenario())
+    payload = aborted.value.payload
+    assert_valid_payload(payload)
+    assert payload.error_class == ErrorClass.AUTH and payload.status_code == status
+    assert payload.http_attempts == 1  # not retried: every further call would fail alike
+    assert "limit exceeded" in payload.error_message and "Tavily" in payload.error_message
+    assert "limit exceeded" in str(aborted.value) and lane in str(aborted.value)
+    assert "usage limit" in payload.raw_body or "pay-as-you-go" in payload.raw_body
+
+
+def test_432_is_only_a_quota_status_on_tavily(fake, run, search_with):
+    fake.set_fault("exa", Fault.status(432))
+    outcome, _ = search_once(run, search_with)
+    assert outcome.payload.error_class == ErrorClass.CLIENT_ERROR
+
+
+FIRECRAWL_FAILED = b'{"success": false, "error": "Search timed out", "code": "SEARCH_TIMEOUT"}'
+
+
+def test_firecrawl_200_with_success_false_is_a_failure(fake, run, search_with):
+    fake.set_fault("firecrawl", Fault.status(200, body=FIRECRAWL_FAILED))
+    outcome, _ = search_once(run, search_with, lane="firecrawl_search")
+    payload = outcome.payload
+    assert payload.event_type == "provider_call_failed"
+    assert payload.error_class == ErrorClass.VENDOR_FAILED and payload.landed is False
+    assert payload.status_code == 200 and payload.http_attempts == 5  # retried as a 5xx is
+    assert "Search timed out (SEARCH_TIMEOUT)" in payload.error_message
+    assert payload.raw_body == FIRECRAWL_FAILED.decode()
+
+
+def test_firecrawl_success_false_once_then_results_completes(fake, run, search_with):
+    fake.add_faults("firecrawl", Fault.status(200, body=FIRECRAWL_FAILED))
+    outcome, _ = search_once(run, search_with, lane="firecrawl_search")
+    assert outcome.completed and outcome.http_attempts == 2
+
+
+@pytest.mark.parametrize("body", [b'{"data": {"web": []}}', b'{"success": false}', b"[]"])
+def test_firecrawl_body_without_success_true_is_a_failure_as_the_sdk_reads_it(
+    fake, run, search_with, body
+):
+    # firecrawl-py v2 `search`: `if not response_data.get("success"): handle_response_error`.
+    fake.set_fault("firecrawl", Fault.status(200, body=body))
+    outcome, _ = search_once(run, search_with, lane="firecrawl_search")
+    assert outcome.payload.error_class == ErrorClass.VENDOR_FAILED

@@ -56,6 +56,13 @@ def test_preflight_reports_a_rejected_request(fake, run, search_with):
     assert preflight(run, search_with, "firecrawl_search").status == "rejected"
 
 
+def test_preflight_reports_a_200_marked_failed_as_rejected(fake, run, search_with):
+    body = b'{"success": false, "error": "Insufficient credits", "code": "PAYMENT_REQUIRED"}'
+    fake.set_fault("firecrawl", Fault.status(200, body=body))
+    report = preflight(run, search_with, "firecrawl_search")
+    assert report.status == "rejected" and "Insufficient credits" in report.detail
+
+
 def test_preflight_reports_an_unreachable_host(run, search_with):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))

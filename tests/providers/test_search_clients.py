@@ -97,7 +97,7 @@ EXPECTED = {
         "https://api.firecrawl.dev/v2/search",
         "authorization",
         "Bearer {key}",
-        {"query": QUESTION, "limit": 10, "sources": ["web"], "timeout": 55000},
+        {"query": QUESTION, "limit": 10, "sources": [{"type": "web"}], "timeout": 55000},
         docs.FIRECRAWL,
     ),
 }

@@ -26,6 +26,37 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _IDS = itertools.count(1)
+# Models the fake treats as OpenAI reasoning models (gpt-5.x, o-series): like the real API they
+# reject `max_tokens` and any temperature but 1 with a 400 in OpenAI's error shape. The shapes
+# are the API's own, as quoted verbatim in public bug reports (e.g. griptape-ai/ComfyUI-Griptape
+# #312, gabrii/Cursor-Azure-GPT-5 #33).
+REASONING_MODELS = frozenset({"gpt-5", "gpt-5.1", "gpt-5.2", "gpt-5-mini", "o1", "o3", "o4-mini"})
+
+
+def openai_parameter_error(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The 400 body the real API sends for a reasoning model's unsupported parameter."""
+    if body.get("model") not in REASONING_MODELS:
+        return None
+    if "max_tokens" in body:
+        error = {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    elif "temperature" in body and body["temperature"] != 1:
+        value = body["temperature"]
+        error = {
+            "message": f"Unsupported value: 'temperature' does not support {value} with this "
+            "model. Only the default (1) value is supported.",
+            "type": "invalid_request_error",
+            "param": "temperature",
+            "code": "unsupported_value",
+        }
+    else:
+        return None
+    return {"error": error}
 
 
 def default_responder(prompt: str) -> str:
@@ -102,6 +133,10 @@ class _Handler(BaseHTTPRequestHandler):
             }
             self._send(200, document, {"request-id": f"req_fake{n}"})
         elif self.path.endswith("/chat/completions"):
+            rejection = openai_parameter_error(body)
+            if rejection is not None:
+                self._send(400, rejection, {"x-request-id": f"req_oai{n}"})
+                return
             document = {
                 "id": f"chatcmpl-fake{n}",
                 "object": "chat.completion",

@@ -67,7 +67,47 @@ def test_openai_chat_completions_shape_and_record(fake_llm, keys):
     assert call.path == "/v1/chat/completions"
     assert call.headers["authorization"] == f"Bearer {CANARY}"
     assert call.body["messages"][0] == {"role": "system", "content": "You are a helpful assistant."}
-    assert call.body["temperature"] == 0.5 and call.body["max_tokens"] == 2048
+    assert call.body["temperature"] == 0.5 and call.body["max_completion_tokens"] == 2048
+    assert "max_tokens" not in call.body  # deprecated in the SDK, rejected by reasoning models
+
+
+@pytest.mark.parametrize("model", ["gpt-5.1", "o3"])
+def test_fake_rejects_what_the_real_api_rejects(fake_llm, keys, model):
+    """The loopback server answers like OpenAI does for a reasoning model, through the SDK."""
+    import openai
+
+    client = openai.OpenAI(base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    messages = [{"role": "user", "content": "hi"}]
+    with pytest.raises(openai.BadRequestError) as err:
+        client.chat.completions.create(model=model, messages=messages, max_tokens=16)
+    assert err.value.code == "unsupported_parameter" and err.value.param == "max_tokens"
+    with pytest.raises(openai.BadRequestError) as err:
+        client.chat.completions.create(
+            model=model, messages=messages, max_completion_tokens=16, temperature=0
+        )
+    assert err.value.code == "unsupported_value" and err.value.param == "temperature"
+
+
+@pytest.mark.parametrize(("model", "temperature"), [("gpt-5.1", 0.0), ("o3", 0.5), ("o4-mini", 1)])
+def test_reasoning_models_get_max_completion_tokens_and_no_temperature(
+    fake_llm, keys, model, temperature
+):
+    backend = OpenAIBackend(base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    record = backend.complete(
+        "Gold target: x", prompt=PROMPT, model=model, temperature=temperature, max_tokens=256
+    )
+    (call,) = fake_llm.calls
+    assert call.body["max_completion_tokens"] == 256 and "max_tokens" not in call.body
+    sent = call.body.get("temperature")
+    assert sent == (1 if temperature == 1 else None)
+    assert record.temperature == sent and record.raw_completion == "A"
+
+
+def test_compatible_servers_keep_max_tokens(fake_llm, keys):
+    backend = make_backend("openai-compatible", base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    backend.complete("hi", prompt=PROMPT, model="llama-local", temperature=0.2, max_tokens=8)
+    assert fake_llm.calls[0].body["max_tokens"] == 8
+    assert fake_llm.calls[0].body["temperature"] == 0.2
 
 
 def test_openai_compatible_needs_no_key_and_is_labelled(fake_llm, keys):
@@ -168,3 +208,45 @@ def test_role_specs(fake_llm, keys, tmp_path):
         "/v1"
     )
     assert isinstance(build_relevance_judge("anthropic:claude-x"), UmbrelaJudge)
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_record_keeps_the_request_as_sent_and_the_raw_response(fake_llm, keys, kind):
+    import json
+
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    record = backend.complete(
+        "Gold target: x", prompt=PROMPT, model="m-1", temperature=0.0, max_tokens=32, system="s"
+    )
+    (call,) = fake_llm.calls
+    sent = record.request
+    assert sent.method == "POST" and sent.url == f"{fake_llm.base_url}{call.path}"
+    assert sent.body == call.body  # every message and parameter, exactly as on the wire
+    auth = "x-api-key" if kind == "anthropic" else "authorization"
+    assert call.headers[auth].endswith(CANARY) and sent.headers[auth] == "[REDACTED]"
+    raw = json.loads(record.raw_body)
+    assert raw["model"] == "m-1" and ("content" in raw or "choices" in raw)
+    assert CANARY not in record.model_dump_json()
+
+
+@pytest.mark.parametrize("model", ["gpt-5.1", "o3"])
+def test_reasoning_model_record_shows_the_parameters_actually_sent(fake_llm, keys, model):
+    backend = OpenAIBackend(base_url=f"{fake_llm.base_url}/v1", max_retries=0)
+    record = backend.complete("q", prompt=PROMPT, model=model, temperature=0.0, max_tokens=64)
+    assert record.request.body["max_completion_tokens"] == 64
+    assert "max_tokens" not in record.request.body and "temperature" not in record.request.body
+    assert record.temperature is None
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_rejected_call_keeps_the_request_the_sdk_sent(fake_llm, keys, kind):
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    fake_llm.add_faults(400)
+    with pytest.raises(LlmCallError) as err:
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    (call,) = fake_llm.calls
+    sent = err.value.request
+    assert sent["body"] == call.body and sent["url"] == f"{fake_llm.base_url}{call.path}"
+    assert CANARY not in repr(sent) and "[REDACTED]" in sent["headers"].values()

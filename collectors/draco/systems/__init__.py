@@ -204,13 +204,8 @@ _SPECS: list[ResearchLaneSpec] = [
         )
         for model in tavily.MODELS
     ),
-    _vendor(
-        "perplexity_sonar_deep_research",
-        perplexity.PerplexityDeepResearchApi(),
-        None,
-        None,
-        submit_policy=SYNC_POLICY,
-    ),
+    # The Agent API with the deep-research preset, in the background (the lane name is fixed).
+    _vendor("perplexity_sonar_deep_research", perplexity.PerplexityDeepResearchApi(), 10.0, HOUR),
     ResearchLaneSpec(
         lane=LOCAL_RAG,
         provider="offline",

@@ -9,7 +9,9 @@ the rest the same way for all of them:
   `research:result:<n>` while a result endpoint answers "not yet", e.g. Nimble's 409);
 - polls tolerate transient failures: a failed poll call is recorded and polling goes on, up to
   `max_poll_failures` in a row; the submit call has the patient retry policy of [N-DR];
-- 401/402/403 anywhere: the failed call is appended, then `LaneAborted` propagates;
+- 401/402/403 anywhere: the failed call is appended, then `LaneAborted` propagates, except a
+  401/403 on a status poll of a vendor whose status endpoint is known to answer those
+  transiently (`VendorApi.poll_auth_retries`, Valyu): those count as failed polls, bounded;
 - the terminal `ResearchCompleted` / `ResearchFailed` is returned, not appended (the runner
   appends it). Empty report text is a failure (`empty_output`), scored 0.0 downstream.
 
@@ -107,6 +109,9 @@ class VendorApi:
     # Result endpoint statuses meaning "not ready, ask again" / "the run failed" (Nimble 409/422).
     result_pending_statuses: frozenset[int] = frozenset()
     result_failed_statuses: frozenset[int] = frozenset()
+    # Consecutive 401/403 answers to a status poll treated as a transient failed poll before
+    # the lane aborts (0: the first one aborts). 402 (credit) always aborts.
+    poll_auth_retries: int = 0
 
     @property
     def key_envs(self) -> tuple[str, ...]:
@@ -138,6 +143,34 @@ class VendorApi:
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return request_id_from_headers(headers, document)
 
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe | None:
+        """The zero-cost request that checks the key before a run (a models or runs list, or
+        `unknown_run_probe`, whose 404 only tells that the key was not refused), or None when
+        the vendor has none: every call starts a paid run, so the lane is reported NOT_CHECKED.
+        Each vendor module says which it uses and why."""
+        return None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A preflight request and how to read its answer: `ok_statuses` are the answers that mean
+    "key accepted"; `what` names the check so the report says what the ok rests on."""
+
+    request: ProviderRequest
+    what: str
+    ok_statuses: frozenset[int] = frozenset({200})
+
+
+def unknown_run_probe(api: VendorApi, base_url: str, api_key: str, **ids: str) -> Probe:
+    """The status poll of a run id that cannot exist. `ids` are the other ids the poll path
+    needs (a real value, or the same impossible id): never a stand-in that makes it pass."""
+    run = RunState(phase="queued", run_id=PREFLIGHT_RUN_ID, ids=ids)
+    return Probe(
+        request=api.poll(base_url, api_key, run),
+        what="status of an unknown run id",
+        ok_statuses=frozenset({404}),
+    )
+
 
 @dataclass(frozen=True)
 class PollSchedule:
@@ -147,20 +180,10 @@ class PollSchedule:
 
 
 PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
-
-
-class _AnyId(dict):
-    """Every id a vendor's poll path asks for (run id, agent id ...) is the preflight probe id."""
-
-    def __init__(self, value: str):
-        super().__init__()
-        self._value = value
-
-    def __missing__(self, key: str) -> str:
-        return self._value
-
-    def get(self, key, default=None):
-        return self._value
+# A preflight call is retried like a poll (5xx, 429, timeouts, connection errors), so one
+# transient fault does not abort the run (#14); a refused key is never retried.
+PREFLIGHT_ATTEMPTS = 3
+NOT_CHECKED = "not checked: any call starts a paid run"
 
 
 class _Failed(Exception):
@@ -271,39 +294,41 @@ class DrivenLane:
     async def preflight(self) -> tuple[str, str]:
         """(status, detail) before any spend (methodology §5.17), with no research started.
 
-        An async API is asked for the status of a run id that cannot exist, once, no retries:
-        401/402/403 means the key is refused ("auth_failed"); any other answer (404, 400 ...)
-        means the endpoint is reachable and the key accepted ("ok"); no answer is
-        "unreachable". A synchronous API is not called ("skipped"): its only endpoint starts
-        a paid research run."""
+        The vendor's zero-cost probe (`VendorApi.preflight_probe`) is sent with up to
+        PREFLIGHT_ATTEMPTS attempts for transient faults: an expected answer is "ok" and the
+        detail says what it rests on ("key accepted (models list → HTTP 200)", "key accepted
+        (status of an unknown run id → HTTP 404)"); 401/402/403 is "auth_failed"; any other
+        answer is "unexpected" (a wrong base URL or path answers like that); no answer is
+        "unreachable". A vendor without a zero-cost check is not called: "skipped", NOT_CHECKED.
+        """
         if self._poll_channel is None:
             raise RuntimeError(f"use the lane as `async with make_lane({self.lane!r}) as lane`")
-        if self.schedule is None:
-            return "skipped", "synchronous API: any call would start a paid research run"
         key = api_key_for(self.api, self._environ)
-        probe = RunState(phase="queued", run_id=PREFLIGHT_RUN_ID, ids=_AnyId(PREFLIGHT_RUN_ID))
-        single = Channel(
+        probe = self.api.preflight_probe(self.base_url, key)
+        if probe is None:
+            return "skipped", NOT_CHECKED
+        channel = Channel(
             lane=self.lane,
             provider=self.provider,
             clients=self._poll_channel.clients,
             throttle=self._poll_channel.throttle,
-            policy=self.poll_policy.with_overrides(max_attempts=1),
+            policy=self.poll_policy.with_overrides(max_attempts=PREFLIGHT_ATTEMPTS),
             redactor=self._poll_channel.redactor,
             vendor_request_id=self.api.vendor_request_id,
         )
         try:
             outcome = await call_provider(
-                single,
-                self.api.poll(self.base_url, key, probe),
-                stage="preflight",
-                item_id="preflight",
-                attempt=1,
+                channel, probe.request, stage="preflight", item_id="preflight", attempt=1
             )
         except LaneAborted as aborted:
             return "auth_failed", str(aborted)
-        if outcome.landed:
-            return "ok", f"HTTP {outcome.status_code} for a run id that does not exist"
-        return "unreachable", f"{outcome.error_class}: {outcome.payload.error_message}"
+        if not outcome.landed:
+            return "unreachable", f"{outcome.error_class}: {outcome.payload.error_message}"
+        answer = f"{probe.what} → HTTP {outcome.status_code}"
+        if outcome.status_code in probe.ok_statuses:
+            return "ok", f"key accepted ({answer})"
+        # No response body in the detail: it is printed, and a vendor's error may echo the key.
+        return "unexpected", f"{answer}, expected HTTP {sorted(probe.ok_statuses)}"
 
     # --- one task -----------------------------------------------------------------------------
 
@@ -427,7 +452,7 @@ class _Attempt:
     async def _poll_until_done(self, key: str, submitted: RunState) -> RunState:
         lane, api = self.lane, self.api
         state = submitted
-        failures_in_a_row = 0
+        failures_in_a_row = auth_in_a_row = 0
         while state.phase not in ("completed", "failed"):
             schedule = self._schedule()
             if submitted.run_id is None and not submitted.ids:
@@ -435,7 +460,19 @@ class _Attempt:
             await self._wait_or_deadline(schedule, "poll")
             self.polls += 1
             request = api.poll(lane.base_url, key, submitted)
-            outcome = await self._call(lane._poll_channel, request, poll_stage(self.polls))
+            try:
+                outcome = await self._call(lane._poll_channel, request, poll_stage(self.polls))
+            except LaneAborted as aborted:
+                auth_in_a_row += 1
+                failures_in_a_row += 1  # recorded by _call; a transient refusal of one poll
+                if (
+                    aborted.payload.status_code == 402
+                    or auth_in_a_row > api.poll_auth_retries
+                    or failures_in_a_row >= schedule.max_consecutive_failures
+                ):
+                    raise
+                continue
+            auth_in_a_row = 0
             if not outcome.completed:
                 failures_in_a_row += 1
                 if failures_in_a_row >= schedule.max_consecutive_failures:

@@ -11,10 +11,16 @@ Agent (lanes exa_agent_<effort>):
   *verify*: `costDollars.total` is read too). A positive total is the billed cost.
 
 Deep reasoning (lane exa_deep_reasoning, [V]): synchronous `POST {base}/search`, body
-`{query, type: "deep-reasoning", num_results: 10, contents: {highlights: true},
+`{query, type: "deep-reasoning", numResults: 10, contents: {highlights: true},
 outputSchema: {type: "text", description: OUTPUT_DESCRIPTION}}`; read `output.content` and
 `output.grounding[].citations[]`. The description is a fixed neutral sentence, not the
-instruction again: every system gets the same instruction text and nothing more.
+instruction again: every system gets the same instruction text and nothing more. Field names
+are the REST (camelCase) ones `exa-py` serialises to (`numResults`, `outputSchema`).
+
+Checked against `exa-py` (SDK_CHECK) on 2026-12-01: `search` serialisation, `agent.runs`
+create/get/list and their `AgentRun` model. Preflight for both: `GET /agent/runs` (list),
+free; it checks the key (the deep-reasoning lane's `/search` itself is never called before a
+run, since every call is billed).
 """
 
 from __future__ import annotations
@@ -33,9 +39,16 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="exa-py",
+    version="2.27.0",
+    docs="https://docs.exa.ai/reference/search",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "exa"
 KEY_ENV = "EXA_API_KEY"
 BASE_URL = "https://api.exa.ai"
@@ -74,6 +87,12 @@ def _grounded_citations(output: dict[str, Any]) -> tuple:
     for grounding in objects(output.get("grounding")):
         found.extend(citations(objects(grounding.get("citations"))))
     return tuple(found)
+
+
+def _key_probe(base_url: str, api_key: str, what: str) -> Probe:
+    url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}"
+    headers = {AUTH_HEADER: api_key, AGENT_BETA[0]: AGENT_BETA[1], "Accept": "application/json"}
+    return Probe(ProviderRequest("GET", url, headers), what=what)
 
 
 def _vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
@@ -140,6 +159,9 @@ class ExaAgentApi(VendorApi):
         url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}/{run.run_id}"
         return ProviderRequest("GET", url, self._headers(api_key))
 
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        return _key_probe(base_url, api_key, "agent runs list")
+
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return _vendor_request_id(headers, document)
 
@@ -149,13 +171,13 @@ class ExaDeepReasoningApi(VendorApi):
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
-    version = "exa_deep_reasoning@1"
+    version = "exa_deep_reasoning@2"
 
     def settings(self) -> dict[str, Any]:
         return {
             "endpoint": SEARCH_PATH,
             "type": "deep-reasoning",
-            "num_results": 10,
+            "numResults": 10,
             "contents": {"highlights": True},
             "output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION},
         }
@@ -168,7 +190,7 @@ class ExaDeepReasoningApi(VendorApi):
             json_body={
                 "query": instruction,
                 "type": "deep-reasoning",
-                "num_results": 10,
+                "numResults": 10,
                 "contents": {"highlights": True},
                 "outputSchema": {"type": "text", "description": OUTPUT_DESCRIPTION},
             },
@@ -190,3 +212,6 @@ class ExaDeepReasoningApi(VendorApi):
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return _vendor_request_id(headers, document)
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        return _key_probe(base_url, api_key, "agent runs list (same key; /search not called)")

@@ -1,14 +1,23 @@
 """Gemini Deep Research through the Interactions API (providers.md §2).
 
-- Submit `POST {base}/v1beta/interactions` with `{agent, input: <instruction>, background:
-  true}`; poll the interaction every 10 s (<= 3,600 s [N-DR]) until completed / failed /
-  cancelled (in_progress and requires_action keep polling).
-- providers.md marks auth header and GET path *verify*: we use the Gemini API's documented key
-  header `x-goog-api-key` (AUTH_HEADER) and `GET /v1beta/interactions/{id}` (the resource path
-  the create call returns), each in one constant.
-- Report = the `text` of the text items of `outputs[]` (joined with a blank line when there
-  are several); citations = their `url_citation` annotations (url, title). `usage` is kept;
-  no price is documented, so no cost (dbt's price seed decides).
+Checked against `google-genai` (SDK_CHECK) on 2026-12-01: its `interactions.create/get`, the
+`Interaction` model and its `output_text` helper, and Google's "Interactions API breaking
+changes (May 2026)" page.
+
+- Submit `POST {base}/v1/interactions` (`x-goog-api-key`) with `{agent, input: <instruction>,
+  background: true}`; poll `GET /v1/interactions/{id}` every 10 s (<= 3,600 s [N-DR]). The
+  path is the SDK's: its default API version for the Gemini Developer API is `v1`.
+- Statuses (the SDK's `InteractionStatus`): queued -> queued; in_progress, requires_action,
+  idle, requires_continuation -> running (the SDK says continuation of a background
+  interaction is server-managed); completed -> completed; failed, cancelled, incomplete,
+  budget_exceeded -> failed (terminal: polling them again never changes them; the raw document
+  is in the log). `errors[].message` is the failure detail.
+- Since 2026-05-26 an interaction carries `steps[]` (the legacy `outputs[]` was removed on
+  2026-06-08). Report = the SDK's `output_text` rule: the text items of the trailing
+  `model_output` steps (after the last user_input, thought steps skipped), concatenated as
+  they are; citations = those text items' `url_citation` annotations (url, title).
+- `usage` is kept; no price is documented, so no cost (dbt's price seed decides).
+- Preflight: the models list (`GET /v1/models?pageSize=1`), free, checks the key.
 """
 
 from __future__ import annotations
@@ -18,31 +27,50 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     first_string,
-    obj,
     objects,
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi, VendorShapeError
+from collectors.draco.systems.driver import (
+    Phase,
+    Probe,
+    Report,
+    RunState,
+    VendorApi,
+    VendorShapeError,
+)
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest
 from warehouse.events import ReportCitation
 
+SDK_CHECK = SdkCheck(
+    package="google-genai",
+    version="3.6.1",
+    docs="https://ai.google.dev/gemini-api/docs/interactions-breaking-changes-may-2026",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "gemini"
 KEY_ENV = "GEMINI_API_KEY"
 BASE_URL = "https://generativelanguage.googleapis.com"
 AUTH_HEADER = "x-goog-api-key"
-INTERACTIONS_PATH = "/v1beta/interactions"
+INTERACTIONS_PATH = "/v1/interactions"
+MODELS_PATH = "/v1/models"
 AGENTS = {
     "gemini_deep_research": "deep-research-preview-04-2026",
     "gemini_deep_research_max": "deep-research-max-preview-04-2026",
 }
 
 _PHASES: dict[str, Phase] = {
+    "queued": "queued",
     "in_progress": "running",
     "requires_action": "running",
+    "idle": "running",
+    "requires_continuation": "running",  # server-managed for background interactions
     "completed": "completed",
     "failed": "failed",
     "cancelled": "failed",
+    "incomplete": "failed",
+    "budget_exceeded": "failed",
 }
 
 
@@ -50,29 +78,61 @@ def _headers(api_key: str) -> dict[str, str]:
     return {AUTH_HEADER: api_key, "Accept": "application/json"}
 
 
+def _trailing_text_items(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The text content items the SDK's `Interaction.output_text` joins, in order: walking
+    back from the end, thought steps are skipped, the first non-model_output step after text
+    was found (or any user_input step) ends the run of text, and inside a step a non-text item
+    after text ends it too."""
+    found: list[dict[str, Any]] = []
+    collecting = False
+    for step in reversed(steps):
+        kind = step.get("type")
+        if kind == "user_input":
+            break
+        if kind == "thought":
+            continue
+        if kind != "model_output":
+            if collecting:
+                break
+            continue
+        stop = False
+        for item in reversed(objects(step.get("content"))):
+            if item.get("type") == "text":
+                collecting = True
+                found.append(item)
+            elif collecting:
+                stop = True
+                break
+        if stop:
+            break
+    return list(reversed(found))
+
+
 def parse_interaction(document: dict[str, Any]) -> Report:
-    if not isinstance(document.get("outputs"), list):
-        raise VendorShapeError("gemini interaction: completed without an outputs list")
+    steps = document.get("steps")
+    if not isinstance(steps, list):
+        raise VendorShapeError("gemini interaction: completed without a steps list")
     texts: list[str] = []
     found: list[ReportCitation] = []
-    for output in objects(document.get("outputs")):
-        if output.get("type", "text") != "text":
-            continue
-        texts.append(require_text(output.get("text"), "gemini interaction: outputs[].text"))
-        for note in objects(output.get("annotations")):
-            if note.get("type", "url_citation") == "url_citation" and isinstance(
-                note.get("url"), str
-            ):
+    for item in _trailing_text_items(objects(steps)):
+        texts.append(require_text(item.get("text"), "gemini interaction: steps[].content[].text"))
+        for note in objects(item.get("annotations")):
+            if note.get("type") == "url_citation" and isinstance(note.get("url"), str):
                 title = note.get("title")
                 found.append(
                     ReportCitation(url=note["url"], title=title if isinstance(title, str) else "")
                 )
     usage = document.get("usage")
     return Report(
-        text="\n\n".join(texts),
+        text="".join(texts),
         citations=tuple(found),
         usage=usage if isinstance(usage, dict) else {},
     )
+
+
+def _failure_detail(document: dict[str, Any]) -> str:
+    messages = [m for e in objects(document.get("errors")) if (m := first_string(e, "message"))]
+    return "; ".join(messages)
 
 
 @dataclass(frozen=True)
@@ -82,7 +142,7 @@ class GeminiDeepResearchApi(VendorApi):
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
-    version = "gemini_interactions@1"
+    version = "gemini_interactions@2"
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -106,12 +166,16 @@ class GeminiDeepResearchApi(VendorApi):
         phase = _PHASES.get(status.lower(), "running")
         return RunState(
             phase=phase,
-            run_id=first_string(document, "id", "name"),
+            run_id=first_string(document, "id"),
             vendor_status=status,
-            message=first_string(obj(document, "error"), "message") or "",
+            message=_failure_detail(document),
             report=parse_interaction(document) if phase == "completed" else None,
         )
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{INTERACTIONS_PATH}/{run.run_id}"
         return ProviderRequest("GET", url, _headers(api_key))
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        url = f"{base_url.rstrip('/')}{MODELS_PATH}?pageSize=1"
+        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="models list")

@@ -1,16 +1,22 @@
 """Nimble Web Search Agents (providers.md §2): one disposable research agent per run.
 
+Checked against `nimble-python` (SDK_CHECK) on 2026-12-01: `agents.run` (POST
+/v2/agents/runs -> `AgentRunResponse`), `agents.runs.get` / `agents.runs.result` (both take
+`agent_id`), `agents.list`, and Nimble's DRACO harness, which reads `run.web_search_agent_id`.
+
 - Submit `POST {base}/v2/agents/runs` (`Authorization: Bearer`), body `{input, effort,
-  use_case: "research"}`. providers.md marks the REST path of the SDK's one-call `agents.run`
-  *verify*; Nimble's "For Coding Agents" page documents it as `POST /v2/agents/runs`, and the
-  response carries the run id and the generated agent's id (RUN_PATH, one constant).
-- Poll `GET /v2/agents/{agent_id}/runs/{run_id}` until `completed` / `failed` / `cancelled`
-  (5 s, <= 3,600 s [N-DR]).
+  use_case: "research"}`. The response is the run: `id` (`task_run_...`) and
+  `web_search_agent_id`, the disposable agent the run belongs to; both are needed to poll.
+- Poll `GET /v2/agents/{web_search_agent_id}/runs/{id}` until `completed` / `failed` /
+  `cancelled` (5 s, <= 3,600 s [N-DR]); `error.message` is the failure detail. A submit
+  answer without `web_search_agent_id` is malformed (never a poll of `/v2/agents//runs/...`).
 - Result `GET .../runs/{run_id}/result`: 409 while queued/running (ask again, stage
   `research:result:<n>`), 422 when the run failed or was cancelled (terminal, vendor_failed).
 - Report = `output.content` exactly as returned; it ends with a "Source index:" block, which
   the bibliography normaliser strips later (raw stays raw). Citations = `output.trust.sources[]`.
 - Cost is not returned: dbt falls back to the price seed (README figures, basis "estimate").
+- Preflight: `GET /v2/agents` (the SDK's `agents.list`), free, checks the key; no run id is
+  made up for it.
 """
 
 from __future__ import annotations
@@ -27,13 +33,29 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.draco.systems.driver import (
+    Phase,
+    Probe,
+    Report,
+    RunState,
+    VendorApi,
+    VendorShapeError,
+)
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="nimble-python",
+    version="1.6.0",
+    docs="https://docs.nimbleway.com/nimble-sdk/web-search-agents/quickstart",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "nimble"
 KEY_ENV = "NIMBLE_API_KEY"
 BASE_URL = "https://sdk.nimbleway.com"
 RUN_PATH = "/v2/agents/runs"  # the one-call agents.run (disposable agent); see docstring
+AGENTS_PATH = "/v2/agents"
+AGENT_ID = "web_search_agent_id"
 USE_CASE = "research"
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "x-high", "max": "max"}
 
@@ -61,7 +83,7 @@ class NimbleAgentApi(VendorApi):
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
-    version = "nimble_agent@1"
+    version = "nimble_agent@2"
     result_pending_statuses = frozenset({409})
     result_failed_statuses = frozenset({422})
 
@@ -77,20 +99,25 @@ class NimbleAgentApi(VendorApi):
         )
 
     def read_submit(self, document: Any) -> RunState:
+        state = self.read_poll(document)
+        if AGENT_ID not in state.ids:
+            raise VendorShapeError(f"nimble run: no {AGENT_ID} (the poll path needs it)")
+        return state
+
+    def read_poll(self, document: Any) -> RunState:
         document = require_object(document, "nimble run")
         status = first_string(document, "status") or ""
-        agent_id = first_string(document, "agent_id") or first_string(obj(document, "agent"), "id")
+        agent_id = first_string(document, AGENT_ID)
         return RunState(
             phase=_PHASES.get(status.lower(), "running"),
-            run_id=first_string(document, "run_id", "id"),
+            run_id=first_string(document, "id"),
             vendor_status=status,
-            message=first_string(document, "error", "message") or "",
-            ids={"agent_id": agent_id} if agent_id else {},
+            message=first_string(obj(document, "error"), "message") or "",
+            ids={AGENT_ID: agent_id} if agent_id else {},
         )
 
     def _run_url(self, base_url: str, run: RunState) -> str:
-        agent_id = run.ids.get("agent_id", "")
-        return f"{base_url.rstrip('/')}/v2/agents/{agent_id}/runs/{run.run_id}"
+        return f"{base_url.rstrip('/')}{AGENTS_PATH}/{run.ids[AGENT_ID]}/runs/{run.run_id}"
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         return ProviderRequest("GET", self._run_url(base_url, run), _headers(api_key))
@@ -106,3 +133,7 @@ class NimbleAgentApi(VendorApi):
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_string(document, "request_id") or request_id_from_headers(headers, document)
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        request = ProviderRequest("GET", f"{base_url.rstrip('/')}{AGENTS_PATH}", _headers(api_key))
+        return Probe(request, what="agents list")

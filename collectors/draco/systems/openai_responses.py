@@ -13,6 +13,10 @@
   $1.10 / $4.40, plus $25 per 1k web search calls counted as `web_search_call` output items.
   gpt-5.5 prices are unknown: no cost (dbt's price seed decides).
 - Request id: the `x-request-id` response header (providers.md *verify*; OpenAI documents it).
+- Preflight: `GET /v1/models/{model}` (free): the key is accepted and can use the lane's model.
+
+Checked against `openai` (SDK_CHECK) on 2026-12-01: `responses.create/retrieve` and the
+`Response` model, `models.retrieve`.
 """
 
 from __future__ import annotations
@@ -29,14 +33,23 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 from warehouse.events import ReportCitation
+
+SDK_CHECK = SdkCheck(
+    package="openai",
+    version="3.57.0",
+    docs="https://platform.openai.com/docs/api-reference/responses",
+    checked_on=CHECKED_ON,
+)
 
 PROVIDER = "openai"
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL = "https://api.openai.com"
 RESPONSES_PATH = "/v1/responses"
+MODELS_PATH = "/v1/models"
 WEB_SEARCH_TOOL = {"type": "web_search_preview"}
 WEB_SEARCH_USD_PER_CALL = 25.0 / 1000
 
@@ -163,3 +176,7 @@ class OpenAiResponsesApi(VendorApi):
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return request_id_from_headers(headers, document)
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        url = f"{base_url.rstrip('/')}{MODELS_PATH}/{self.model}"
+        return Probe(ProviderRequest("GET", url, _headers(api_key)), what=f"model {self.model}")

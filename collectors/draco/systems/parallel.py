@@ -10,6 +10,11 @@
   `output.basis[].citations[]`. (The blocking `?timeout=` form [N-DR] used is not needed when we
   poll first.)
 - Cost is not returned: the list price per processor (price seed) applies.
+- Preflight: the status of an unknown run id (404: the key was not refused; no zero-cost
+  key endpoint is documented).
+
+Checked against `parallel-web` (SDK_CHECK) on 2026-12-01: `task_run.create/retrieve/result`,
+the `TaskRun` and `TaskRunResult` models.
 """
 
 from __future__ import annotations
@@ -27,9 +32,23 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.draco.systems.driver import (
+    Phase,
+    Probe,
+    Report,
+    RunState,
+    VendorApi,
+    unknown_run_probe,
+)
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="parallel-web",
+    version="1.3.7",
+    docs="https://docs.parallel.ai/api-reference/tasks/retrieve-task-run-result",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "parallel"
 KEY_ENV = "PARALLEL_API_KEY"
 BASE_URL = "https://api.parallel.ai"
@@ -125,3 +144,6 @@ class ParallelTaskApi(VendorApi):
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_string(document, "run_id") or request_id_from_headers(headers, document)
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        return unknown_run_probe(self, base_url, api_key)

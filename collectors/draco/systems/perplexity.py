@@ -1,13 +1,23 @@
-"""Perplexity sonar-deep-research through chat completions (providers.md §2): synchronous.
+"""Perplexity deep research through the Agent API (providers.md §2), run in the background.
 
-`POST {base}/chat/completions` (`Authorization: Bearer`), body `{model: "sonar-deep-research",
-messages: [{role: "user", content: <instruction>}]}`. Report = `choices[0].message.content`;
-citations = `citations[]` (URLs; the title is taken from `search_results[]` when an entry has
-the same URL, else ""). The async variant is *verify* in providers.md and not used.
+Sonar chat completions (`sonar-deep-research`) were retired on 2026-09-27 in favour of the
+Agent API; the lane keeps its fixed name. Checked against `perplexityai` (SDK_CHECK) on
+2026-12-01: `responses.create/retrieve`, `models.list`, the `ResponsesRequestInput` /
+`ResponsesResponseOutput` models, and Perplexity's "How to migrate from Sonar" and "async
+deep research" pages.
 
-Cost: a positive `usage.cost.total_cost` is billed; otherwise list price from usage at the
-rates quoted in braintrust-proxy issue #673 (*verify*): $2 / $8 per M input / output tokens,
-$2 per M citation tokens, $3 per M reasoning tokens, $5 per 1k search queries.
+- Submit `POST {base}/v1/responses` (`Authorization: Bearer`), body `{input: <instruction>,
+  preset: "deep-research", background: true}`. `deep-research` is the preset Perplexity's
+  deep-research guide names; the SDK marks `preset` deprecated in favour of `effort`, but
+  publishes no effort value equivalent to it, so the preset stays (PRESET, one constant).
+- Poll `GET /v1/responses/{id}` every 10 s (<= 3,600 s) through queued / in_progress /
+  requires_action to completed / failed / cancelled; `error.message` is the failure detail.
+- Report = the SDK's `output_text`: the `output_text` parts of the `message` items of
+  `output[]`, concatenated as they are. Citations = those parts' annotations with a URL; a
+  missing title is taken from the `search_results` items' results with the same URL.
+- Cost: `usage.cost.total_cost` is the billed amount when positive; no list-price fallback
+  (the Agent API bills model tokens at provider rates plus tool fees, not a fixed table).
+- Preflight: `GET /v1/models` (free), checks the key.
 """
 
 from __future__ import annotations
@@ -18,93 +28,125 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     billed,
-    count,
+    error_message,
     first_string,
     obj,
     objects,
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Report, RunState, VendorApi, VendorShapeError
+from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 from warehouse.events import ReportCitation
 
+SDK_CHECK = SdkCheck(
+    package="perplexityai",
+    version="0.46.1",
+    docs="https://docs.perplexity.ai/docs/agent-api/migrate-from-sonar/how-to",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "perplexity"
 KEY_ENV = "PERPLEXITY_API_KEY"
 BASE_URL = "https://api.perplexity.ai"
-COMPLETIONS_PATH = "/chat/completions"
-MODEL = "sonar-deep-research"
-# USD per million tokens (per 1k for searches), keyed by the usage field they price.
-USAGE_RATES_USD = {
-    "prompt_tokens": 2.0 / 1e6,
-    "completion_tokens": 8.0 / 1e6,
-    "citation_tokens": 2.0 / 1e6,
-    "reasoning_tokens": 3.0 / 1e6,
-    "num_search_queries": 5.0 / 1e3,
+RESPONSES_PATH = "/v1/responses"
+MODELS_PATH = "/v1/models"
+PRESET = "deep-research"
+
+_PHASES: dict[str, Phase] = {
+    "queued": "queued",
+    "in_progress": "running",
+    "requires_action": "running",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "failed",
 }
 
 
-def _cost(usage: Mapping[str, Any]) -> tuple[float | None, str | None]:
+def _headers(api_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+
+
+def _search_titles(output: list[dict[str, Any]]) -> dict[str, str]:
+    titles: dict[str, str] = {}
+    for item in output:
+        if item.get("type") != "search_results":
+            continue
+        for result in objects(item.get("results")):
+            url, title = result.get("url"), result.get("title")
+            if isinstance(url, str) and isinstance(title, str) and url not in titles:
+                titles[url] = title
+    return titles
+
+
+def parse_response(document: dict[str, Any]) -> Report:
+    output = objects(document.get("output"))
+    titles = _search_titles(output)
+    texts: list[str] = []
+    found: list[ReportCitation] = []
+    for item in output:
+        if item.get("type") != "message":
+            continue
+        for part in objects(item.get("content")):
+            if part.get("type") != "output_text":
+                continue
+            texts.append(require_text(part.get("text"), "perplexity response: output_text.text"))
+            for note in objects(part.get("annotations")):
+                url = note.get("url")
+                if not isinstance(url, str) or not url:
+                    continue
+                title = note.get("title")
+                found.append(
+                    ReportCitation(
+                        url=url, title=title if isinstance(title, str) else titles.get(url, "")
+                    )
+                )
+    usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
     cost, basis = billed(obj(usage, "cost", "total_cost"))
-    if cost is not None:
-        return cost, basis
-    if "prompt_tokens" not in usage:
-        return None, None
-    return sum(count(usage.get(k)) * rate for k, rate in USAGE_RATES_USD.items()), "list_price"
+    return Report(
+        text="".join(texts), citations=tuple(found), cost_usd=cost, cost_basis=basis, usage=usage
+    )
 
 
 @dataclass(frozen=True)
 class PerplexityDeepResearchApi(VendorApi):
-    model: str = MODEL
+    preset: str = PRESET
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
-    version = "perplexity_chat@1"
+    version = "perplexity_agent@1"
 
     def settings(self) -> dict[str, Any]:
-        return {
-            "endpoint": COMPLETIONS_PATH,
-            "model": self.model,
-            "synchronous": True,
-            "usage_rates_usd": USAGE_RATES_USD,
-        }
+        return {"endpoint": RESPONSES_PATH, "preset": self.preset, "background": True}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
         return ProviderRequest(
             "POST",
-            f"{base_url.rstrip('/')}{COMPLETIONS_PATH}",
-            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-            json_body={"model": self.model, "messages": [{"role": "user", "content": instruction}]},
+            f"{base_url.rstrip('/')}{RESPONSES_PATH}",
+            _headers(api_key),
+            json_body={"input": instruction, "preset": self.preset, "background": True},
         )
 
     def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "perplexity completion")
-        choices = objects(document.get("choices"))
-        if not choices:
-            raise VendorShapeError("perplexity completion: no choices")
-        text = require_text(
-            obj(choices[0], "message", "content"), "perplexity: choices[0].message.content"
-        )
-        titles = {
-            r["url"]: r.get("title") if isinstance(r.get("title"), str) else ""
-            for r in objects(document.get("search_results"))
-            if isinstance(r.get("url"), str)
-        }
-        urls = document.get("citations") if isinstance(document.get("citations"), list) else []
-        found = tuple(
-            ReportCitation(url=url, title=titles.get(url, ""))
-            for url in urls
-            if isinstance(url, str)
-        )
-        usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
-        cost, basis = _cost(usage)
+        document = require_object(document, "perplexity response")
+        status = first_string(document, "status") or ""
+        phase = _PHASES.get(status.lower(), "running")
         return RunState(
-            phase="completed",
+            phase=phase,
             run_id=first_string(document, "id"),
-            vendor_status="completed",
-            report=Report(text=text, citations=found, cost_usd=cost, cost_basis=basis, usage=usage),
+            vendor_status=status,
+            message=error_message(document),
+            report=parse_response(document) if phase == "completed" else None,
         )
+
+    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
+        return ProviderRequest("GET", url, _headers(api_key))
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        url = f"{base_url.rstrip('/')}{MODELS_PATH}"
+        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="models list")
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_string(document, "id") or request_id_from_headers(headers, document)

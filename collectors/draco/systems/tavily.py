@@ -6,6 +6,10 @@
   the completed document carries `content` and `sources[]` (url, title).
 - Billed credits per request are not documented (*verify*): no cost here; the price seed
   holds pro's estimate ($1.06, the midpoint of 15-250 credits x $0.008, as [V]).
+- Preflight: the status of an unknown request id (404: the key was not refused; the SDK has
+  no usage call).
+
+Checked against `tavily-python` (SDK_CHECK) on 2026-12-01: `research` / `get_research`.
 """
 
 from __future__ import annotations
@@ -22,9 +26,23 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
+from collectors.draco.systems.driver import (
+    Phase,
+    Probe,
+    Report,
+    RunState,
+    VendorApi,
+    unknown_run_probe,
+)
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="tavily-python",
+    version="0.8.5",
+    docs="https://docs.tavily.com/documentation/api-reference/endpoint/research-get",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "tavily"
 KEY_ENV = "TAVILY_API_KEY"
 BASE_URL = "https://api.tavily.com"
@@ -93,3 +111,6 @@ class TavilyResearchApi(VendorApi):
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_string(document, "request_id") or request_id_from_headers(headers, document)
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        return unknown_run_probe(self, base_url, api_key)

@@ -8,6 +8,15 @@
   `https://api.valyu.ai` (BASE_URL, overridable like every base URL).
 - Report = `output` (a string, or `{markdown|content}` when it is an object), citations =
   `sources[]` (url, title); `cost` is the billed amount when positive.
+- The status endpoint answers 401/403 transiently now and then (valyu-benchmarks' runner
+  retries those polls, and the SDK's `status()` retries every transient failure): up to
+  POLL_AUTH_RETRIES refusals in a row count as failed polls, not a lane abort. 402 aborts.
+- Preflight: `GET /v1/deepresearch/list?limit=1` (the SDK's `deepresearch.list`), free.
+
+Checked against `valyu` (SDK_CHECK) on 2026-12-01: `deepresearch.create/status/list` and the
+`DeepResearchStatusResponse` model (statuses queued, running, awaiting_input, paused,
+completed, failed, cancelled; `awaiting_input`/`paused` only happen with HITL, which we never
+enable, so they keep polling).
 """
 
 from __future__ import annotations
@@ -27,24 +36,36 @@ from collectors.draco.systems.documents import (
 )
 from collectors.draco.systems.driver import (
     Phase,
+    Probe,
     Report,
     RunState,
     VendorApi,
     VendorShapeError,
 )
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="valyu",
+    version="2.13.1",
+    docs="https://docs.valyu.ai/api-reference/endpoint/deepresearch-status",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "valyu"
 KEY_ENV = "VALYU_API_KEY"
 BASE_URL = "https://api.valyu.ai"
 TASKS_PATH = "/v1/deepresearch/tasks"
+LIST_PATH = "/v1/deepresearch/list"
 MODES = ("fast", "standard", "heavy", "max")
+POLL_AUTH_RETRIES = 3
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",
     "pending": "queued",
     "running": "running",
     "in_progress": "running",
+    "awaiting_input": "running",
+    "paused": "running",
     "completed": "completed",
     "failed": "failed",
     "cancelled": "failed",
@@ -73,7 +94,8 @@ class ValyuDeepResearchApi(VendorApi):
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
-    version = "valyu_deepresearch@1"
+    version = "valyu_deepresearch@2"
+    poll_auth_retries = POLL_AUTH_RETRIES
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -130,3 +152,7 @@ class ValyuDeepResearchApi(VendorApi):
         return first_string(document, "deepresearch_id", "task_id") or request_id_from_headers(
             headers, document
         )
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        url = f"{base_url.rstrip('/')}{LIST_PATH}?limit=1"
+        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="tasks list")

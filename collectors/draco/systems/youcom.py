@@ -5,6 +5,11 @@ response carries the report: `output.content`, citations `output.sources[]` (url
 Long client timeout (600 s, as [V]) and few attempts: a retry re-runs (and re-bills) the
 whole research. No cost in the response: list price $0.45 per request (price seed).
 Key: `YDC_API_KEY` (You.com's own name), `YOU_API_KEY` accepted as a fallback (KEY_ENVS).
+Preflight: the status of an unknown background task id (`GET /v1/research/{task_id}` -> 404),
+free: the key was not refused; the research call itself is never made before a run.
+
+Checked against `youdotcom` (SDK_CHECK) on 2026-12-01: `research` (`ResearchResponse`) and
+`research_helpers` (the background task path).
 """
 
 from __future__ import annotations
@@ -20,9 +25,22 @@ from collectors.draco.systems.documents import (
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Report, RunState, VendorApi
+from collectors.draco.systems.driver import (
+    PREFLIGHT_RUN_ID,
+    Probe,
+    Report,
+    RunState,
+    VendorApi,
+)
+from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
 
+SDK_CHECK = SdkCheck(
+    package="youdotcom",
+    version="3.6.0",
+    docs="https://you.com/docs/guides/research/background-requests",
+    checked_on=CHECKED_ON,
+)
 PROVIDER = "youcom"
 KEY_ENV = "YDC_API_KEY"
 KEY_ENVS = ("YDC_API_KEY", "YOU_API_KEY")
@@ -70,3 +88,8 @@ class YouResearchApi(VendorApi):
         return first_string(document, "request_id", "id") or request_id_from_headers(
             headers, document
         )
+
+    def preflight_probe(self, base_url: str, api_key: str) -> Probe:
+        url = f"{base_url.rstrip('/')}{RESEARCH_PATH}/{PREFLIGHT_RUN_ID}"
+        request = ProviderRequest("GET", url, {"X-API-Key": api_key, "Accept": "application/json"})
+        return Probe(request, what="status of an unknown task id", ok_statuses=frozenset({404}))
