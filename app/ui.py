@@ -144,10 +144,6 @@ def grader_banner(grader_id: str, official: Any) -> None:
         )
 
 
-def pct(value: Any, digits: int = 1) -> str:
-    return f"{100 * float(value):.{digits}f} %" if is_number(value) else "–"
-
-
 def date_text(value: Any) -> str:
     """A date as YYYY-MM-DD (DuckDB dates arrive as pandas timestamps), '–' when missing."""
     if value is None or (not isinstance(value, str) and bool(pd.isna(value))):

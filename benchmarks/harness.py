@@ -1,5 +1,5 @@
-"""Does a run finish as fast as the vendors' rate limits allow? The whole per-call path, all nine
-search lanes at once, against a loopback vendor with realistic latency.
+"""Does a run finish as fast as the vendors' rate limits allow? The whole per-call path, every
+registered search lane at once, against a loopback vendor with realistic latency.
 
     python benchmarks/harness.py [--questions 500] [--latency-p50-ms 800] [--latency-sigma 0.35]
                                  [--time-scale 1] [--tolerance 1.15] [--lanes a,b,...]

@@ -10,7 +10,7 @@
 - `offline`          keyless stand-ins for the three roles, labelled provider "offline"
 - `lanes`            the lane protocol; `local-bm25` and `closed-book`
 - `local_corpus`     passages for `local-bm25` (a corpus directory or documents JSONL)
-- `vendor_lanes`     the nine vendor search lanes (`collectors.search`) as runner lanes
+- `vendor_lanes`     the vendor search lanes (`collectors.search`) as runner lanes
 - `lane_registry`    every lane by name: `available_lanes()`, `build_lanes()`
 - `role_specs`       roles from CLI specs: offline | anthropic:M | openai:M | openai-compatible:M@URL
 - `plan`             the frozen spec, run id, series numbering, calls and list-price cost

@@ -45,7 +45,6 @@ class QaPlan:
     run_id: str
     series: str | None
     run_index: int | None
-    resumes_series_run: bool = False
 
     @property
     def units(self) -> list[tuple[str, str]]:
@@ -160,13 +159,13 @@ def plan_qa(
         ),
     }
     config_sha256 = canonical_sha256(config)
-    run_index, resumes = None, False
+    run_index = None
     if series is not None:
         if not series.strip():
             raise QaRunError("series name must not be empty")
         if log is None:
             raise QaRunError("a series needs the event log to number its runs")
-        run_index, resumes = _series_index(log, series, config_sha256)
+        run_index = _series_index(log, series, config_sha256)
     spec = {**config, "config_sha256": config_sha256, "series": series, "run_index": run_index}
     spec_sha256 = canonical_sha256(spec)
     return QaPlan(
@@ -184,11 +183,10 @@ def plan_qa(
         run_id=run_id_for(spec_sha256),
         series=series,
         run_index=run_index,
-        resumes_series_run=resumes,
     )
 
 
-def _series_index(log: EventLog, series: str, config_sha256: str) -> tuple[int, bool]:
+def _series_index(log: EventLog, series: str, config_sha256: str) -> int:
     """1 + finished runs of the series; an unfinished run with this config is resumed."""
     runs = read_series(log, series)
     other = [run for run in runs if run.config_sha256 != config_sha256]
@@ -201,5 +199,5 @@ def _series_index(log: EventLog, series: str, config_sha256: str) -> tuple[int, 
         )
     unfinished = [run for run in runs if not run.finished]
     if unfinished:
-        return unfinished[-1].run_index, True
-    return 1 + sum(run.finished for run in runs), False
+        return unfinished[-1].run_index
+    return 1 + sum(run.finished for run in runs)

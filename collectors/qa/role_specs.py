@@ -34,7 +34,6 @@ from collectors.qa.roles import (
 )
 
 OFFLINE = "offline"
-UPSTREAM_GRADER_MODEL = "gpt-4.1-2025-04-14"
 
 
 @dataclass(frozen=True)

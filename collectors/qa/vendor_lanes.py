@@ -1,4 +1,4 @@
-"""The nine SimpleQA vendor search lanes (`collectors.search.LANES`) as QA runner lanes.
+"""The SimpleQA vendor search lanes (`collectors.search.LANES`) as QA runner lanes.
 
 All lanes of one run share one `SearchClient` (one HTTP pool, per-lane throttles, limiters
 shared per rate group); the runner enters it as the lanes' `resource` for the run's duration.
@@ -46,7 +46,7 @@ class VendorSearchLane:
         return result.outcome.payload
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]:
-        return self.spec.normalise_raw(call.raw_body)
+        return self.spec.normalize_raw(call.raw_body)
 
 
 def vendor_lanes(

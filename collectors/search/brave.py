@@ -48,7 +48,7 @@ def build_request(base_url: str, api_key: str, query: str, max_results: int) -> 
     )
 
 
-def normalise(document: Any) -> list[Chunk]:
+def normalize(document: Any) -> list[Chunk]:
     rows = []
     for result in objects_at(document, "web", "results"):
         snippets = [string(result.get("description")), *strings(result.get("extra_snippets"))]

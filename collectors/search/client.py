@@ -196,7 +196,7 @@ class SearchClient:
         outcome = await call_provider(
             channel, request, stage=stage, item_id=item_id, attempt=attempt
         )
-        chunks = spec.normalise(outcome.body_json) if outcome.completed else []
+        chunks = spec.normalize(outcome.body_json) if outcome.completed else []
         return SearchResult(lane, outcome, chunks, spec.normalizer_version)
 
     async def preflight(self, lane: str, *, attempt: int = 1) -> PreflightReport:
@@ -221,7 +221,7 @@ class SearchClient:
         except LaneAborted as aborted:
             return PreflightReport(lane, "auth_failed", str(aborted), aborted.outcome)
         if outcome.completed:
-            found = len(spec.normalise(outcome.body_json))
+            found = len(spec.normalize(outcome.body_json))
             return PreflightReport(
                 lane, "ok", f"HTTP {outcome.status_code}, {found} result(s)", outcome
             )
@@ -248,5 +248,5 @@ async def _healthcheck(channel: Channel, url: str) -> str | None:
 
 
 def chunks_from_raw_body(lane: str, raw_body: str) -> list[Chunk]:
-    """Re-normalise a stored raw body with the lane's current normaliser."""
-    return LANES[lane].normalise(parse_body(raw_body))
+    """Re-normalize a stored raw body with the lane's current normaliser."""
+    return LANES[lane].normalize(parse_body(raw_body))

@@ -48,7 +48,7 @@ def build_request(
     )
 
 
-def normalise(document: Any) -> list[Chunk]:
+def normalize(document: Any) -> list[Chunk]:
     return ranked_chunks(
         (string(r.get("url")), string(r.get("title")), string(r.get("summary")))
         for r in objects_at(document, "results")

@@ -49,7 +49,7 @@ def build_request(base_url: str, api_key: str, query: str, max_results: int) -> 
     )
 
 
-def normalise(document: Any) -> list[Chunk]:
+def normalize(document: Any) -> list[Chunk]:
     results = objects_at(document, "data", "web") or objects_at(document, "web")
     return ranked_chunks(
         (string(r.get("url")), string(r.get("title")), string(r.get("description")))

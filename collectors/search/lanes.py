@@ -1,4 +1,4 @@
-"""The nine SimpleQA search lanes (methodology §2.2), as an explicit registry.
+"""The SimpleQA search lanes (methodology §2.2), as an explicit registry: `LANES` is the list.
 
 Prices: USD per 1,000 queries at 10 results, list prices snapshot 2026-09-17 (providers.md §1).
 Rates: the client-side limits of the reference harness; `rate_group` names the limiter a lane
@@ -41,7 +41,7 @@ class LaneSpec:
     rate_group: str
     concurrency: int
     build_request: RequestBuilder
-    normalise: Callable[[Any], list[Chunk]]  # parsed JSON body -> ranked chunks
+    normalize: Callable[[Any], list[Chunk]]  # parsed JSON body -> ranked chunks
     normalizer_version: str
     vendor_request_id: RequestIdReader = request_id_from_headers
     policy: CallPolicy = STANDARD_POLICY
@@ -52,9 +52,9 @@ class LaneSpec:
     # A 2xx body the vendor marks as failed -> why (see collectors.http.Channel.body_failure).
     body_failure: Callable[[Any], str | None] | None = None
 
-    def normalise_raw(self, raw_body: str) -> list[Chunk]:
+    def normalize_raw(self, raw_body: str) -> list[Chunk]:
         """Chunks from a stored raw body: what a re-normalisation from the log runs."""
-        return self.normalise(parse_body(raw_body))
+        return self.normalize(parse_body(raw_body))
 
     def system_ref(
         self,
@@ -109,7 +109,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="nimble:search_standard",  # Nimble limits per product (search depth)
         concurrency=16,
         build_request=nimble.build_request,
-        normalise=nimble.normalise,
+        normalize=nimble.normalize,
         normalizer_version=nimble.NORMALIZER_VERSION,
         vendor_request_id=nimble.vendor_request_id,
         policy=STANDARD_POLICY.with_overrides(extra_retryable_statuses=nimble.RETRYABLE_EXTRA),
@@ -127,7 +127,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="exa",
             concurrency=16,
             build_request=partial(exa.build_request, search_type=search_type),
-            normalise=exa.normalise,
+            normalize=exa.normalize,
             normalizer_version=exa.NORMALIZER_VERSION,
             vendor_request_id=exa.vendor_request_id,
             settings={"type": search_type, "contents": {"summary": True}},
@@ -145,7 +145,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="parallel",
             concurrency=16,
             build_request=partial(parallel.build_request, mode=mode),
-            normalise=parallel.normalise,
+            normalize=parallel.normalize,
             normalizer_version=parallel.NORMALIZER_VERSION,
             vendor_request_id=parallel.vendor_request_id,
             settings={"mode": mode},
@@ -163,7 +163,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
             rate_group="tavily",
             concurrency=4,
             build_request=partial(tavily.build_request, search_depth=depth),
-            normalise=tavily.normalise,
+            normalize=tavily.normalize,
             normalizer_version=tavily.NORMALIZER_VERSION,
             vendor_request_id=tavily.vendor_request_id,
             policy=STANDARD_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
@@ -181,7 +181,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="brave",
         concurrency=4,
         build_request=brave.build_request,
-        normalise=brave.normalise,
+        normalize=brave.normalize,
         normalizer_version=brave.NORMALIZER_VERSION,
         policy=PATIENT_POLICY,
         settings={"extra_snippets": True, "operators": False},
@@ -196,7 +196,7 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         rate_group="firecrawl",
         concurrency=4,
         build_request=firecrawl.build_request,
-        normalise=firecrawl.normalise,
+        normalize=firecrawl.normalize,
         normalizer_version=firecrawl.NORMALIZER_VERSION,
         vendor_request_id=firecrawl.vendor_request_id,
         body_failure=firecrawl.body_failure,

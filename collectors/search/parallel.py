@@ -54,7 +54,7 @@ def build_request(
     )
 
 
-def normalise(document: Any) -> list[Chunk]:
+def normalize(document: Any) -> list[Chunk]:
     return ranked_chunks(
         (string(r.get("url")), string(r.get("title")), join_snippets(strings(r.get("excerpts"))))
         for r in objects_at(document, "results")

@@ -5,7 +5,7 @@
         SearchClient(..., base_urls=fake.base_urls())
 
 Each vendor lives under its own prefix (`/exa/search`, `/brave/res/v1/web/search`, ...), so
-one server on 127.0.0.1:<free port> stands in for all nine lanes. Faults are queued per target
+one server on 127.0.0.1:<free port> stands in for every search lane. Faults are queued per target
 (a provider name, an exact path, or "*") and consumed one per request, in order; `None` in the
 queue means "answer normally", so `add_faults("exa", None, None, Fault.status(500))` fails the
 third request. `set_fault` makes a fault permanent. Every request is recorded (method, path,

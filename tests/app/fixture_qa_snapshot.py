@@ -14,6 +14,7 @@ question never landed (a failed item, excluded from accuracy); the grader's raw 
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -109,12 +110,16 @@ LANES = (
     SystemRef(name="tavily_search_basic", version="v1", settings={"search_depth": "basic"}),
 )
 PROVIDERS = {"local-bm25": "local", "brave_search": "brave", "tavily_search_basic": "tavily"}
-PRICES = {  # dbt_project/seeds/lane_prices.csv
-    "local-bm25": (0.0, "local"),
-    "brave_search": (5.0, "list"),
-    "tavily_search_basic": (8.0, "list"),
+# What qa_leaderboard joins: the lane_prices seed (itself held against the lane registry by
+# tests/dbt_qa/test_qa_prices.py), read rather than re-listed.
+_PRICE_SEED = Path(__file__).resolve().parents[2] / "dbt_project" / "seeds" / "lane_prices.csv"
+with _PRICE_SEED.open(newline="") as _handle:
+    _SEED_ROWS = {row["lane"]: row for row in csv.DictReader(_handle)}
+PRICES = {
+    lane.name: (float(_SEED_ROWS[lane.name]["usd_per_1k"]), _SEED_ROWS[lane.name]["basis"])
+    for lane in LANES
 }
-PRICE_SNAPSHOT_DATE = "2026-09-17"
+PRICE_SNAPSHOT_DATE = _SEED_ROWS["brave_search"]["price_snapshot_date"]
 BASE_LATENCY_MS = {"local-bm25": 12.0, "brave_search": 850.0, "tavily_search_basic": 2100.0}
 GRADER_MODEL = "gpt-4.1-2025-04-14"
 GRADER_ID = f"simpleqa-official@{sha256_hex('simpleqa grader template')[:8]}:{GRADER_MODEL}"

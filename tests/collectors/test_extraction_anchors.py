@@ -15,7 +15,7 @@ def words(n: int, prefix: str = "w") -> str:
     return " ".join(f"{prefix}{i}" for i in range(n))
 
 
-def test_normaliser_is_nfkc_collapsed_whitespace_case_kept():
+def test_normalizer_is_nfkc_collapsed_whitespace_case_kept():
     assert normalize_text("  The\u00a0ﬁrst\t\tline\r\n\n  Second  ") == "The first line Second"
     assert normalize_text("Ｆｕｌｌｗｉｄｔｈ ①") == "Fullwidth 1"
     assert normalize_text("MiXeD Case") == "MiXeD Case"
@@ -31,7 +31,7 @@ def test_anchor_is_first_twelve_words_of_each_long_enough_paragraph():
     assert build_anchors(truth) == [words(12, "a"), words(6, "b")]
 
 
-def test_anchors_are_normalised_and_deduplicated():
+def test_anchors_are_normalized_and_deduplicated():
     truth = "Héllo   world,\tthis is\u00a0a test.\nHéllo world, this is a test.\n"
     assert build_anchors(truth) == ["Héllo world, this is a test."]
 
@@ -50,16 +50,16 @@ def test_fallback_when_no_paragraph_is_long_enough():
     assert build_anchors("   \n ") == []
 
 
-def test_real_anchors_are_verbatim_excerpts_of_the_normalised_truth(article_benchmark):
+def test_real_anchors_are_verbatim_excerpts_of_the_normalized_truth(article_benchmark):
     for item in article_benchmark.items:
         anchors = build_anchors(item.truth_text)
         assert 1 <= len(anchors) <= MAX_ANCHORS, item.item_id
-        normalised_truth = normalize_text(item.truth_text)
+        normalized_truth = normalize_text(item.truth_text)
         assert anchors_found(anchors, item.truth_text) == len(anchors), item.item_id
-        assert all(anchor in normalised_truth for anchor in anchors)
+        assert all(anchor in normalized_truth for anchor in anchors)
 
 
-def test_anchors_found_counts_substrings_of_the_normalised_output():
+def test_anchors_found_counts_substrings_of_the_normalized_output():
     anchors = ["alpha beta gamma", "delta epsilon"]
     assert anchors_found(anchors, "xx alpha\nbeta   gamma yy") == 1
     assert anchors_found(anchors, "Alpha beta gamma") == 0  # case kept

@@ -3,22 +3,17 @@ the lane registry's list prices (collectors.draco.systems.price_for): no dbt bui
 
 from __future__ import annotations
 
-import csv
-
 import pytest
-from dbt_harness import DBT_PROJECT
+from price_seeds import SEEDS
+from price_seeds import seed_rows as read_seed
 
 from collectors.draco.systems import LANES, price_for
 
-SEED = DBT_PROJECT / "seeds" / "research_prices.csv"
+SEED = SEEDS / "research_prices.csv"
 
 
 def seed_rows() -> dict[str, dict[str, str]]:
-    with SEED.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    lanes = [row["lane"] for row in rows]
-    assert len(lanes) == len(set(lanes)), f"{SEED}: a lane is listed twice"
-    return {row["lane"]: row for row in rows}
+    return read_seed(SEED)
 
 
 @pytest.mark.parametrize("lane", sorted(seed_rows()))

@@ -271,7 +271,7 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                         if gold_tokens and rng.random() < skill / 4:
                             result["url"] = _url_variant(rng.choice(gold_tokens), rng)
                     raw_body = json.dumps(body)
-                    chunks = LANES[lane].normalise_raw(raw_body)
+                    chunks = LANES[lane].normalize_raw(raw_body)
                     normalizer_version = LANES[lane].normalizer_version
                 search = emit(
                     ProviderCallCompleted(

@@ -149,7 +149,7 @@ def test_crlf_line_endings():
         f"{BODY}\n\n## Sources\n\nnot a list",
     ],
 )
-def test_normalising_the_judged_text_again_changes_nothing(raw):
+def test_normalizing_the_judged_text_again_changes_nothing(raw):
     once = normalize_report(raw, CITES)
     twice = normalize_report(once.judged_text, CITES)
     assert twice.judged_text == once.judged_text

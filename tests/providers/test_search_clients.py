@@ -192,7 +192,7 @@ def test_registry_has_the_nine_lanes_with_prices_and_rates():
 
 
 @pytest.mark.parametrize("lane", sorted(EXPECTED))
-def test_lane_sends_the_documented_request_and_normalises_the_documented_response(
+def test_lane_sends_the_documented_request_and_normalizes_the_documented_response(
     lane, canary_env, run
 ):
     method, url, auth_header, auth_value, sent, document = EXPECTED[lane]
@@ -260,7 +260,7 @@ def test_lane_sends_the_documented_request_and_normalises_the_documented_respons
     "body",
     [{}, {"results": None, "web": "x", "data": []}, [], "not json at all", {"results": [1, None]}],
 )
-def test_normalisers_turn_unexpected_shapes_into_zero_chunks(lane, body):
+def test_normalizers_turn_unexpected_shapes_into_zero_chunks(lane, body):
     raw = body if isinstance(body, str) else json.dumps(body)
     assert chunks_from_raw_body(lane, raw) == []
 

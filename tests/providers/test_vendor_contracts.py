@@ -215,10 +215,10 @@ LANE_OF = {"exa": "exa_search_auto", "parallel": "parallel_search_basic"} | {
 
 
 @pytest.mark.parametrize("provider", sorted(MODEL_RESPONSES))
-def test_normaliser_reads_a_response_built_from_the_sdk_model(provider):
+def test_normalizer_reads_a_response_built_from_the_sdk_model(provider):
     body = MODEL_RESPONSES[provider]()
     spec = LANES[LANE_OF[provider]]
-    chunks = spec.normalise_raw(json.dumps(body))
+    chunks = spec.normalize_raw(json.dumps(body))
     expected = _expected_from_model(provider, body)
     assert len(expected) == 2
     assert [(c.url, c.title, c.text) for c in chunks] == expected
@@ -287,8 +287,8 @@ RECORDED_CHUNKS = {
 
 
 @pytest.mark.parametrize("lane", sorted(RECORDED))
-def test_normaliser_reads_the_recorded_sdk_examples(lane):
-    chunks = LANES[lane].normalise_raw(json.dumps(RECORDED[lane]))
+def test_normalizer_reads_the_recorded_sdk_examples(lane):
+    chunks = LANES[lane].normalize_raw(json.dumps(RECORDED[lane]))
     assert [(c.url, c.title, c.text) for c in chunks] == RECORDED_CHUNKS[lane]
     assert LANES[lane].vendor_request_id({}, RECORDED[lane]) == RECORDED[lane].get("requestId")
 

@@ -108,7 +108,6 @@ def _vendor(
 
 
 HOUR = 3_600.0
-_NIMBLE_ESTIMATES = {"high": 0.50, "xhigh": 2.00}  # README per-item figures, basis not stated
 
 _SPECS: list[ResearchLaneSpec] = [
     *(
@@ -117,8 +116,8 @@ _SPECS: list[ResearchLaneSpec] = [
             nimble.NimbleAgentApi(effort=effort),
             5.0,
             HOUR,
-            price_usd_per_task=_NIMBLE_ESTIMATES.get(tier),
-            price_basis="estimate" if tier in _NIMBLE_ESTIMATES else None,
+            price_usd_per_task=nimble.PRICE_USD_PER_TASK.get(tier),
+            price_basis=nimble.PRICE_BASIS if tier in nimble.PRICE_USD_PER_TASK else None,
         )
         for tier, effort in nimble.EFFORTS.items()
     ),
@@ -129,7 +128,7 @@ _SPECS: list[ResearchLaneSpec] = [
         None,
         None,
         submit_policy=SYNC_POLICY,
-        price_usd_per_task=0.015,
+        price_usd_per_task=exa.DEEP_REASONING_PRICE_USD_PER_TASK,
         price_basis="list_price",
     ),
     *(
@@ -179,8 +178,8 @@ _SPECS: list[ResearchLaneSpec] = [
             valyu.ValyuDeepResearchApi(mode=mode),
             15.0,
             HOUR,
-            price_usd_per_task=2.50 if mode == "heavy" else None,
-            price_basis="list_price" if mode == "heavy" else None,
+            price_usd_per_task=valyu.PRICE_USD_PER_TASK.get(mode),
+            price_basis="list_price" if mode in valyu.PRICE_USD_PER_TASK else None,
         )
         for mode in valyu.MODES
     ),
@@ -190,7 +189,7 @@ _SPECS: list[ResearchLaneSpec] = [
         None,
         None,
         submit_policy=YOUCOM_POLICY,
-        price_usd_per_task=0.45,
+        price_usd_per_task=youcom.PRICE_USD_PER_TASK,
         price_basis="list_price",
     ),
     *(
@@ -199,8 +198,8 @@ _SPECS: list[ResearchLaneSpec] = [
             tavily.TavilyResearchApi(model=model),
             10.0,
             1_800.0,
-            price_usd_per_task=1.06 if model == "pro" else None,
-            price_basis="estimate" if model == "pro" else None,
+            price_usd_per_task=tavily.PRICE_USD_PER_TASK.get(model),
+            price_basis=tavily.PRICE_BASIS if model in tavily.PRICE_USD_PER_TASK else None,
         )
         for model in tavily.MODELS
     ),

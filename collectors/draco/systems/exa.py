@@ -58,6 +58,9 @@ AGENT_RUNS_PATH = "/agent/runs"
 SEARCH_PATH = "/search"
 OUTPUT_DESCRIPTION = "A report answering the query."
 EFFORTS = ("low", "medium", "high", "xhigh")
+# `/search` type deep-reasoning: USD per request, list price quoted by [V]. The Agent API is
+# billed per run (`cost_dollars.total`), so it has no list price here.
+DEEP_REASONING_PRICE_USD_PER_TASK = 0.015
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",

@@ -58,6 +58,9 @@ AGENTS_PATH = "/v2/agents"
 AGENT_ID = "web_search_agent_id"
 USE_CASE = "research"
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "x-high", "max": "max"}
+# USD per task by tier: the harness README's per-item figures, basis not stated [N-DR].
+PRICE_USD_PER_TASK = {"high": 0.50, "xhigh": 2.00}
+PRICE_BASIS = "estimate"
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",

@@ -49,6 +49,9 @@ BASE_URL = "https://api.tavily.com"
 RESEARCH_PATH = "/research"
 CITATION_FORMAT = "numbered"
 MODELS = ("mini", "pro", "auto")
+# USD per task by model: [V]'s midpoint estimate for pro (billed credits are not documented).
+PRICE_USD_PER_TASK = {"pro": 1.06}
+PRICE_BASIS = "estimate"
 
 _PHASES: dict[str, Phase] = {
     "pending": "queued",

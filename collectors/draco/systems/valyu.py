@@ -57,6 +57,8 @@ BASE_URL = "https://api.valyu.ai"
 TASKS_PATH = "/v1/deepresearch/tasks"
 LIST_PATH = "/v1/deepresearch/list"
 MODES = ("fast", "standard", "heavy", "max")
+# USD per task, list price by mode, as quoted by [V] (only heavy was run there).
+PRICE_USD_PER_TASK = {"heavy": 2.50}
 POLL_AUTH_RETRIES = 3
 
 _PHASES: dict[str, Phase] = {

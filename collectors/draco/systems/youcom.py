@@ -47,6 +47,7 @@ KEY_ENVS = ("YDC_API_KEY", "YOU_API_KEY")
 BASE_URL = "https://api.you.com"
 RESEARCH_PATH = "/v1/research"
 EFFORT = "exhaustive"
+PRICE_USD_PER_TASK = 0.45  # list price per exhaustive request, as quoted by [V]
 
 
 @dataclass(frozen=True)
