@@ -87,7 +87,13 @@ def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
 def run_extraction_cmd(
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
     engines: Annotated[
-        str | None, typer.Option(help="Comma-separated engine names (default: all).")
+        str | None,
+        typer.Option(
+            "--systems",
+            "--engines",
+            help="Comma-separated systems under test, i.e. engines (default: all). "
+            "Alias: --engines.",
+        ),
     ] = None,
     limit: Annotated[
         int | None, typer.Option(min=1, help="Only the first N items (whole pipeline, small).")
@@ -96,12 +102,25 @@ def run_extraction_cmd(
         bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")
     ] = False,
     score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    urls: Annotated[
+        Path | None,
+        typer.Option(help="Live-URL benchmark: a url,vertical[,render] CSV or JSONL to fetch."),
+    ] = None,
+    render: Annotated[str, typer.Option(help="With --urls: auto | fast | full.")] = "auto",
     home: HomeOption = None,
 ) -> None:
-    """Run local extraction engines over a corpus (resumable: re-running continues where it stopped)."""
+    """Run extraction engines over a corpus, or with --urls over live URLs (resumable)."""
     from collectors.extraction.engines import ENGINES
 
     paths = _paths(home)
+    if urls is not None:
+        from bench import live_extraction_cli
+
+        summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit, _progress)
+        _print_run_summary(summary)
+        if score:
+            _refresh(paths, [summary.run_id])
+        return
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
     summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
@@ -117,7 +136,7 @@ def _engine_names(spec: str | None, registry: dict) -> list[str]:
     unknown = [n for n in names if n not in registry]
     if unknown:
         raise UserError(
-            f"--engines: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
+            f"--systems: unknown {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
         )
     return names
 
@@ -143,6 +162,9 @@ def _register_qa() -> None:
 
     plan_app = qa_cli.register(app, run_app, _paths)
     draco_cli.register(app, run_app, plan_app, _paths)
+    from bench import live_extraction_cli
+
+    live_extraction_cli.register(plan_app)
 
 
 _register_qa()
@@ -430,6 +452,9 @@ def demo(
     from bench import draco_cli
 
     ran.append(draco_cli.run_demo(paths))
+    from bench import live_extraction_cli
+
+    ran.append(live_extraction_cli.run_demo(paths, _progress))
     run_report.refresh(paths, console)
     run_report.print_headlines(paths, None, console)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")

@@ -29,6 +29,7 @@ EXAMPLES: dict[str, list[str]] = {
     "run": ["bench run extraction --limit 5", "bench run draco --tasks demo --judge offline"],
     "run extraction": [
         "bench run extraction --limit 20",
+        "bench run extraction --urls urls.csv",
         "bench run extraction --engines trafilatura,resiliparse --corpus demo",
     ],
     "run simpleqa": [
@@ -43,6 +44,7 @@ EXAMPLES: dict[str, list[str]] = {
     "plan": ["bench plan simpleqa --limit 500 --json"],
     "plan simpleqa": ["bench plan simpleqa --limit 500 --random-state 0 --lanes brave_search"],
     "plan qa": ["bench plan qa --questions questions.csv --lanes local-bm25"],
+    "plan extraction": ["bench plan extraction --urls urls.csv"],
     "plan draco": ["bench plan draco --list-systems", "bench plan draco --samples 3 --json"],
     "import": ["bench import extraction-predictions preds.json --system mine --version 1"],
     "import extraction-predictions": [

@@ -80,18 +80,22 @@ RUBRIC_JSONL = (
     + "\n"
 )
 
-URLS_TXT = """\
-# Pages to extract with `bench run extraction --urls urls.txt` (live-URL extraction).
-# One absolute http(s) URL per line; lines starting with # and blank lines are ignored.
-# Each page is fetched once, stored as an event, and every engine runs on the stored bytes.
-https://en.wikipedia.org/wiki/Web_scraping
-https://docs.python.org/3/library/html.parser.html
+# The live-URL loader (collectors/extraction/live/corpus.py) takes a plain CSV, no comment
+# lines: the columns are explained where `bench init` prints and in docs/input-formats.md.
+URLS_CSV = """\
+url,vertical,render
+https://en.wikipedia.org/wiki/Web_scraping,reference,auto
+https://docs.python.org/3/library/html.parser.html,docs,fast
 """
+URLS_HELP = (
+    "urls.csv: url (absolute http(s)), vertical (a label the leaderboard groups by), "
+    "render (auto | fast | full, empty = the run's --render)"
+)
 
 TEMPLATES = {
     "questions.csv": QUESTIONS_CSV,
     "rubric_tasks.jsonl": RUBRIC_JSONL,
-    "urls.txt": URLS_TXT,
+    "urls.csv": URLS_CSV,
 }
 
 
@@ -120,12 +124,14 @@ def register(app: typer.Typer) -> None:
         ] = Path("."),
         force: Annotated[bool, typer.Option(help="Overwrite existing template files.")] = False,
     ) -> None:
-        """Write commented templates: a question CSV, a rubric-task JSONL and a URL list."""
+        """Write templates: a commented question CSV and rubric-task JSONL, and a URL list CSV."""
         console = Console()
         for path in write_templates(directory, force=force):
             console.print(f"wrote {path}")
+        console.print(URLS_HELP)
         console.print(
             "next: bench run qa --questions questions.csv --lanes local-bm25,closed-book | "
-            "bench run draco --tasks rubric_tasks.jsonl --systems local-rag --judge offline  "
+            "bench run draco --tasks rubric_tasks.jsonl --systems local-rag --judge offline | "
+            "bench run extraction --urls urls.csv  "
             "(formats: docs/input-formats.md)"
         )

@@ -21,10 +21,14 @@ out = Console()
 
 SIMPLEQA_FILE = Path("simpleqa") / "simple_qa_test_set.csv"
 
+# One word for a system under test across the CLI: --systems (the old --lanes still works).
 LanesOption = Annotated[
     str,
     typer.Option(
-        help="Comma-separated lanes (offline: local-bm25, closed-book; vendors need keys)."
+        "--systems",
+        "--lanes",
+        help="Comma-separated systems under test, i.e. QA lanes (offline: local-bm25, "
+        "closed-book; vendors need keys). Alias: --lanes.",
     ),
 ]
 LimitOption = Annotated[

@@ -63,7 +63,9 @@ class RunStarted(Payload):
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ()
 
-    benchmark: Literal["extraction", "simpleqa", "qa", "draco", "rubric", "vertical"]
+    benchmark: Literal[
+        "extraction", "simpleqa", "qa", "draco", "rubric", "vertical", "live_extraction"
+    ]
     source: Literal["engine", "import"] = "engine"
     spec: dict[str, Any]
     spec_sha256: str
@@ -219,6 +221,89 @@ class ProviderCallFailed(Payload):
     http_attempts: int = Field(ge=0)
     concurrency: int = Field(ge=1)
     rate_per_s: float | None = None
+
+
+# --- live-URL extraction (methodology §4.1) ---------------------------------------------------
+
+
+class LiveUrlRegistered(Payload):
+    """One URL of a live-extraction corpus, as the run saw it."""
+
+    event_type: ClassVar[str] = "live_url_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id",)
+
+    item_id: str
+    dataset_sha256: str
+    position: int = Field(ge=0)
+    url: str
+    vertical: str
+    render_requested: Literal["auto", "fast", "full"]
+
+
+class RedirectHop(Frozen):
+    """One response of a redirect chain, in the order it was received."""
+
+    url: str
+    status_code: int
+    location: str | None = None
+
+
+class PageFetched(Payload):
+    """The local fetcher's raw exchange with a URL (redirects followed and recorded). The body
+    is the decoded text exactly as the local engines were fed it."""
+
+    event_type: ClassVar[str] = "page_fetched"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "attempt")
+
+    item_id: str
+    attempt: int = Field(ge=1)
+    url: str
+    final_url: str | None = None
+    status_code: int | None = None  # of the final response; None when none arrived
+    redirect_chain: list[RedirectHop] = Field(default_factory=list)
+    response_headers: dict[str, str] = Field(default_factory=dict)
+    body: str | None = None
+    body_bytes: int = Field(default=0, ge=0)  # bytes received (before decoding)
+    body_sha256: str | None = None
+    body_truncated: bool = False  # larger than the fetcher's cap; reading stopped
+    encoding: str | None = None
+    render_requested: Literal["auto", "fast", "full"]
+    render_used: Literal["fast"] = "fast"  # the local fetcher never runs JavaScript
+    error_class: str | None = None  # connection | timeout | redirect_loop | ...
+    error_message: str | None = None
+    elapsed_ms: float = Field(ge=0)
+
+
+class LiveExtractionRecorded(Payload):
+    """The terminal fact of one (URL, engine, attempt): what the engine returned (or why it
+    returned nothing), the target's status as seen or reported, the render path, the billed
+    requests, and the raw events it came from (page_fetched / provider_call_*)."""
+
+    event_type: ClassVar[str] = "live_extraction_recorded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
+
+    item_id: str
+    url: str
+    system: str
+    system_version: str
+    settings: dict[str, Any] = Field(default_factory=dict)
+    attempt: int = Field(ge=1)
+    outcome: Literal["extracted", "failed"]
+    output_text: str | None = None
+    output_bytes: int = Field(default=0, ge=0)
+    target_status_code: int | None = None  # the origin's status (seen, or reported by a vendor)
+    final_url: str | None = None
+    redirect_chain: list[RedirectHop] = Field(default_factory=list)
+    render_requested: Literal["auto", "fast", "full"]
+    render_used: str | None = None  # as used or reported; None when the vendor does not say
+    latency_ms: float | None = Field(default=None, ge=0)
+    requests_sent: int = Field(default=1, ge=0)  # billable requests (the cost basis)
+    error_class: str | None = None
+    error_message: str | None = None
+    source_event_ids: list[str] = Field(default_factory=list)
 
 
 # --- question answering (SimpleQA lanes, user question sets, series) -------------------------
@@ -531,6 +616,9 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
         ReportNormalized,
         JudgeRegimeRegistered,
         JudgeVerdict,
+        LiveUrlRegistered,
+        PageFetched,
+        LiveExtractionRecorded,
     )
 }
 

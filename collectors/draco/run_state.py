@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collectors.draco.model import Criterion, RubricTask
+from collectors.runs.kernel import fold_log
 from warehouse.log import EventLog
 
 VerdictKey = tuple[str, str, int, str, str, int]  # item, lane, attempt, judge, criterion, sample
@@ -147,9 +148,7 @@ class DracoRunState:
 
 def read_draco_run_state(log: EventLog, run_id: str) -> DracoRunState:
     state = DracoRunState(run_id)
-    for _raw, event in log.read():
-        if event["run_id"] == run_id:
-            state.record(event)
+    fold_log(log, run_id, state.record)
     return state
 
 

@@ -22,10 +22,8 @@ favourable verdict and are flagged); dbt scores only the latest judge attempt.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -35,13 +33,13 @@ from collectors.draco.model import Criterion, Judge, JudgeSample, ResearchLane, 
 from collectors.draco.run_state import DracoRunState, read_draco_run_state
 from collectors.draco.systems import VENDOR_KEY_ENVS
 from collectors.http import LaneAborted
-from collectors.http.event_sink import EventSink
 from collectors.http.redaction import Redactor
 from collectors.llm.base import LlmCallError, LlmConfigError
+from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
+from collectors.runs.summary import RunSummary
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
     DatasetRef,
-    Envelope,
     JudgeVerdict,
     Payload,
     ReportCitation,
@@ -50,7 +48,6 @@ from warehouse.events import (
     ResearchFailed,
     RunFinished,
     RunStarted,
-    make_event,
 )
 from warehouse.ids import run_id_for
 from warehouse.log import EventLog
@@ -60,7 +57,6 @@ DEFAULT_JUDGE_CONCURRENCY = 4
 # Every key this process may hold: an error message echoing one is scrubbed before it is stored.
 KEY_ENVS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
 DEFAULT_MAX_RESEARCH_ATTEMPTS = 3
-ProgressCallback = Callable[[int, int], None]
 Benchmark = Literal["draco", "rubric"]
 
 
@@ -152,37 +148,30 @@ def plan_draco_run(
     )
 
 
-@dataclass
-class DracoRunSummary:
-    run_id: str
+@dataclass(kw_only=True)
+class DracoRunSummary(RunSummary):
     judge_id: str
-    planned: int  # (task, lane) units
-    skipped_existing: int  # complete before this invocation
     researched: int = 0  # research attempts completed by this invocation
     research_failed: int = 0
     normalized: int = 0
     verdicts: int = 0  # verdict samples appended by this invocation
     flagged: int = 0  # ... of which unparsed or failed (least favourable verdict)
-    already_finished: bool = False
-    duration_s: float = 0.0
-    events_appended: int = 0
-    aborted_lanes: dict[str, str] = field(default_factory=dict)
     pending: int = 0  # units left with work a re-run would do (failed attempts, failed samples)
+    systems_word: str = field(default="system", repr=False)
 
-    @property
-    def status(self) -> str:
-        if self.already_finished:
-            return "already finished"
-        if self.aborted_lanes:
-            return f"incomplete: {len(self.aborted_lanes)} system(s) aborted"
-        if self.pending:
-            return (
-                f"incomplete: {self.pending} unit(s) have failed research or judge samples; "
-                "re-run the same command to retry them"
-            )
-        if self.research_failed:
-            return f"finished with {self.research_failed} failed research attempt(s)"
-        return "finished"
+    def incomplete(self) -> str | None:
+        if not self.pending:
+            return None
+        return (
+            f"{self.pending} unit(s) have failed research or judge samples; "
+            "re-run the same command to retry them"
+        )
+
+    def has_failures(self) -> bool:
+        return self.research_failed > 0
+
+    def failures(self) -> str:
+        return f"{self.research_failed} failed research attempt(s)"
 
 
 class DracoPreflightFailed(RuntimeError):
@@ -230,7 +219,7 @@ def run_draco(
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
 ) -> DracoRunSummary:
-    runner = _DracoRunner(
+    stages = _DracoStages(
         log,
         plan.run_id,
         judge,
@@ -240,9 +229,8 @@ def run_draco(
         judge_concurrency=judge_concurrency,
         lane_concurrency=lane_concurrency,
         argv=argv,
-        on_progress=on_progress,
     )
-    return asyncio.run(runner.run())
+    return stages.execute(log, on_progress)
 
 
 def rejudge(
@@ -259,20 +247,15 @@ def rejudge(
 
     Reports not yet normalised with `normalizer.version` are normalised from the stored raw
     output first (pure; no call)."""
-    runner = _DracoRunner(
-        log,
-        run_id,
-        judge,
-        normalizer,
-        plan=None,
-        judge_concurrency=judge_concurrency,
-        argv=argv,
-        on_progress=on_progress,
+    stages = _DracoStages(
+        log, run_id, judge, normalizer, plan=None, judge_concurrency=judge_concurrency, argv=argv
     )
-    return asyncio.run(runner.run())
+    return stages.execute(log, on_progress)
 
 
-class _DracoRunner:
+class _DracoStages(RunStages[tuple[str, str]]):
+    """Research -> normalise -> judge per (task, lane); the kernel owns the run around them."""
+
     def __init__(
         self,
         log: EventLog,
@@ -285,9 +268,7 @@ class _DracoRunner:
         judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
         lane_concurrency: int = 4,
         argv: Sequence[str] = (),
-        on_progress: ProgressCallback | None = None,
     ):
-        self.log = log
         self.run_id = run_id
         self.judge = judge
         self.normalizer = normalizer
@@ -301,7 +282,6 @@ class _DracoRunner:
         self.judge_concurrency = max(1, judge_concurrency)
         self.lane_concurrency = max(1, lane_concurrency)
         self.argv = list(argv)
-        self.on_progress = on_progress
         self.state: DracoRunState = read_draco_run_state(log, run_id)
         if plan is None:
             if self.state.run_started is None:
@@ -322,21 +302,18 @@ class _DracoRunner:
             planned=len(self.item_ids) * len(self.lane_names),
             skipped_existing=0,
         )
-        self.run_abort: str | None = None
-        self.sink: EventSink | None = None
+        self.ctx = RunContext(run_id, self.producer)
+        self.judge_slots = asyncio.Semaphore(self.judge_concurrency)
+        self.lane_slots = {
+            lane: asyncio.Semaphore(self.lane_concurrency) for lane in self.lane_names
+        }
         self.redactor = Redactor(os.environ.get(name, "") for name in KEY_ENVS + VENDOR_KEY_ENVS)
 
     # -- events --
 
-    def event(self, payload: Payload) -> Envelope:
-        return make_event(payload, run_id=self.run_id, producer=self.producer)
-
     async def append(self, payload: Payload) -> str:
         """Durably write one event (group commit with concurrent units); returns its id."""
-        assert self.sink is not None
-        envelope = self.event(payload)
-        await self.sink.append(envelope)
-        self.state.record(envelope.model_dump())
+        (envelope,) = await self.ctx.append(payload)
         return envelope.event_id
 
     # -- what is left --
@@ -385,87 +362,37 @@ class _DracoRunner:
 
     # -- the run --
 
-    async def run(self) -> DracoRunSummary:
-        clock = time.monotonic()
-        work = [
+    def execute(self, log: EventLog, on_progress: ProgressCallback | None) -> DracoRunSummary:
+        self.work = [
             (item_id, lane)
             for item_id in self.item_ids
             for lane in self.lane_names
             if not self.unit_complete(item_id, lane)
         ]
-        self.summary.skipped_existing = self.summary.planned - len(work)
-        regime_known = self.regime_id in self.state.judge_regimes
-        if (
-            not work
-            and regime_known
-            and self.state.terminal_events() in (self.state.finished_terminal_counts)
-        ):
-            self.summary.already_finished = True
-            return self.summary
-
-        self.judge_slots = asyncio.Semaphore(self.judge_concurrency)
-        self.lane_slots = {
-            lane: asyncio.Semaphore(self.lane_concurrency) for lane in self.lane_names
-        }
-        total, done = len(work), 0
-        if self.on_progress:
-            self.on_progress(0, total)
-        async with contextlib.AsyncExitStack() as stack:
-            for lane in self.lanes.values():
-                if hasattr(lane, "__aenter__"):
-                    await stack.enter_async_context(lane)  # HTTP pools live as long as the run
-            writer = stack.enter_context(self.log.writer())
-            self.sink = EventSink(writer)
-            await self.register()
-
-            async def one(item_id: str, lane: str) -> None:
-                nonlocal done
-                await self.process_unit(item_id, lane)
-                done += 1
-                if self.on_progress:
-                    self.on_progress(done, total)
-
-            tasks = [asyncio.create_task(one(item_id, lane)) for item_id, lane in work]
-            try:
-                await asyncio.gather(*tasks)
-            except BaseException:
-                # Stop the other units, but let every event already handed to the sink reach
-                # the disk before the writer closes.
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                await self.sink.drain()
-                raise
-            await self.sink.drain()
-            self.summary.pending = sum(
-                1
-                for item_id in self.item_ids
-                for lane in self.lane_names
-                if not self.unit_complete(item_id, lane)
-            )
-            if (
-                self.run_abort is None
-                and not self.summary.aborted_lanes
-                and not self.summary.pending
-            ):
-                units = [
-                    self.state.unit(i, lane) for i in self.item_ids for lane in self.lane_names
-                ]
-                await self.append(
-                    RunFinished(
-                        terminal_events=self.state.terminal_events(),
-                        completed=sum(1 for u in units if u.scored_attempt is not None),
-                        failed=sum(1 for u in units if u.scored_attempt is None),
-                        duration_s=round(time.monotonic() - clock, 3),
-                    )
-                )
-            self.summary.events_appended = writer.appended
-        self.summary.duration_s = round(time.monotonic() - clock, 3)
-        if self.run_abort is not None:
-            raise DracoRunAborted(self.run_abort)
+        self.summary.skipped_existing = self.summary.planned - len(self.work)
+        result = run_kernel(log, self.ctx, self, on_progress=on_progress)
+        self.summary.absorb(result)
+        if result.stop_reason is not None:
+            raise DracoRunAborted(result.stop_reason)
         return self.summary
 
-    async def register(self) -> None:
+    def remaining(self) -> list[tuple[str, str]]:
+        return self.work
+
+    def is_finished(self) -> bool:
+        return (
+            self.regime_id in self.state.judge_regimes
+            and self.state.terminal_events() in self.state.finished_terminal_counts
+        )
+
+    def record(self, event: dict[str, Any]) -> None:
+        self.state.record(event)
+
+    def resources(self):
+        # HTTP pools live as long as the run.
+        return [lane for lane in self.lanes.values() if hasattr(lane, "__aenter__")]
+
+    def opening(self) -> list[Payload]:
         """Run start, tasks, criteria and the judge regime: facts the writer de-duplicates."""
         payloads: list[Payload] = []
         if self.plan is not None:
@@ -489,10 +416,28 @@ class _DracoRunner:
                     payloads.extend(task_payloads(task, plan.dataset.sha256))
         regime = judge_regime_payload(self.judge, self.normalizer_version, self.argv)
         payloads.append(regime.model_copy(update={"judge_id": self.regime_id}))
-        await asyncio.gather(*(self.append(payload) for payload in payloads))
+        return payloads
 
-    async def process_unit(self, item_id: str, lane: str) -> None:
-        if self.run_abort is not None or lane in self.summary.aborted_lanes:
+    def closing(self, duration_s: float) -> RunFinished | None:
+        self.summary.pending = sum(
+            1
+            for item_id in self.item_ids
+            for lane in self.lane_names
+            if not self.unit_complete(item_id, lane)
+        )
+        if self.summary.aborted_lanes or self.summary.pending:
+            return None
+        units = [self.state.unit(i, lane) for i in self.item_ids for lane in self.lane_names]
+        return RunFinished(
+            terminal_events=self.state.terminal_events(),
+            completed=sum(1 for u in units if u.scored_attempt is not None),
+            failed=sum(1 for u in units if u.scored_attempt is None),
+            duration_s=duration_s,
+        )
+
+    async def process(self, unit_key: tuple[str, str], ctx: RunContext) -> None:
+        item_id, lane = unit_key
+        if ctx.stopped or lane in self.summary.aborted_lanes:
             return
         attempt = self.research_attempt_due(item_id, lane)
         if attempt is not None:
@@ -546,17 +491,17 @@ class _DracoRunner:
         judged_text = normalized["payload"]["judged_text"]
 
         async def one(criterion: Criterion, sample: int, judge_attempt: int) -> None:
-            if self.run_abort is not None:
+            if self.ctx.stopped:
                 return
             async with self.judge_slots:
-                if self.run_abort is not None:
+                if self.ctx.stopped:
                     return
                 try:
                     result: JudgeSample = await asyncio.to_thread(
                         self.judge.judge, task, criterion, judged_text, sample=sample
                     )
                 except (LlmCallError, LlmConfigError) as exc:
-                    self.run_abort = (
+                    self.ctx.stop(
                         f"judge {self.regime_id}: {exc}; fix the key and re-run the same "
                         "command to resume"
                     )

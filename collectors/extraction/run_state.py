@@ -7,13 +7,17 @@ exists (HELM's "done when its terminal artifact exists"). Nothing is kept on the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from collectors.extraction.anchors import ANCHOR_RULE_VERSION, build_anchors
 from collectors.extraction.corpus import CorpusItem
+from collectors.runs.kernel import fold_log
+from collectors.runs.messages import truncate_message
+from collectors.runs.summary import RunSummary
 from warehouse.events import TERMINAL_EXTRACTION_EVENTS, ItemRegistered
 from warehouse.log import EventLog
 
-MAX_ERROR_MESSAGE_CHARS = 2_000
+__all__ = ["RunState", "RunSummary", "item_registered", "read_run_state", "truncate_message"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,20 @@ class RunState:
     # `terminal_events` of every run_finished already logged for this run.
     finished_at_counts: set[int] = field(default_factory=set)
 
-    def record(self, item_id: str, system: str, attempt: int, failed: bool) -> None:
+    def record(self, event: dict[str, Any]) -> None:
+        """Fold one envelope dict (from the log, or just appended by the kernel)."""
+        payload = event["payload"]
+        if event["event_type"] in TERMINAL_EXTRACTION_EVENTS:
+            self.record_terminal(
+                payload["item_id"],
+                payload["system"],
+                payload["attempt"],
+                failed=event["event_type"] == "extraction_failed",
+            )
+        elif event["event_type"] == "run_finished":
+            self.finished_at_counts.add(payload["terminal_events"])
+
+    def record_terminal(self, item_id: str, system: str, attempt: int, failed: bool) -> None:
         self.terminal_events += 1
         previous = self.latest.get((item_id, system))
         if previous is None or attempt >= previous.attempt:
@@ -49,38 +66,8 @@ class RunState:
 
 def read_run_state(log: EventLog, run_id: str) -> RunState:
     state = RunState(run_id)
-    for _raw, event in log.read():
-        if event["run_id"] != run_id:
-            continue
-        payload = event["payload"]
-        if event["event_type"] in TERMINAL_EXTRACTION_EVENTS:
-            state.record(
-                payload["item_id"],
-                payload["system"],
-                payload["attempt"],
-                failed=event["event_type"] == "extraction_failed",
-            )
-        elif event["event_type"] == "run_finished":
-            state.finished_at_counts.add(payload["terminal_events"])
+    fold_log(log, run_id, state.record)
     return state
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    run_id: str
-    spec_sha256: str
-    planned: int  # (item, system) units in the spec
-    skipped_existing: int  # units that already had a terminal event and were not redone
-    completed: int  # units completed by this invocation
-    failed: int  # units failed by this invocation
-    already_finished: bool  # nothing to do: the run had finished before
-    duration_s: float
-
-    @property
-    def status(self) -> str:
-        if self.already_finished:
-            return "already finished"
-        return "finished" if self.failed == 0 else f"finished with {self.failed} failures"
 
 
 def item_registered(item: CorpusItem, dataset_sha256: str) -> ItemRegistered:
@@ -95,9 +82,3 @@ def item_registered(item: CorpusItem, dataset_sha256: str) -> ItemRegistered:
         input_sha256=item.html_sha256,
         input_bytes=item.html_bytes,
     )
-
-
-def truncate_message(message: str, limit: int = MAX_ERROR_MESSAGE_CHARS) -> str:
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}… [truncated, {len(message)} chars]"

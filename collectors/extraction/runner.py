@@ -4,44 +4,40 @@ A run is a frozen spec (dataset sha256, selected item ids, engines with versions
 settings, render path, anchor rule); its id is derived from the spec's sha256, so the same
 command always names the same run. Remaining work = spec units without a terminal event in
 the log. One item's events (item_registered + one terminal event per engine) go to the log
-in one append, so an interrupt loses at most the item in flight.
+in one append, so an interrupt loses at most the item in flight. The run skeleton (resume,
+writer, cancellation, RunFinished) is the shared kernel, `collectors.runs.kernel`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from collectors.extraction.anchors import ANCHOR_RULE_VERSION
 from collectors.extraction.corpus import Corpus, CorpusError, CorpusItem, PageInput
 from collectors.extraction.engines import Engine, get_engine
-from collectors.extraction.run_state import (
-    RunSummary,
-    item_registered,
-    read_run_state,
-    truncate_message,
-)
+from collectors.extraction.run_state import RunState, item_registered, read_run_state
+from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
+from collectors.runs.messages import truncate_message
+from collectors.runs.summary import RunSummary
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
-    Envelope,
     ExtractionCompleted,
     ExtractionFailed,
     Payload,
-    Producer,
     RunFinished,
     RunStarted,
     SystemRef,
-    make_event,
 )
 from warehouse.ids import run_id_for
 from warehouse.log import EventLog
 from warehouse.provenance import producer_for
 
-RENDER_PATH = "raw_html"  # engines get the stored HTML as is; nothing is fetched or rendered
+__all__ = ["ExtractionPlan", "ProgressCallback", "plan_extraction", "run_extraction"]
 
-ProgressCallback = Callable[[int, int], None]
+RENDER_PATH = "raw_html"  # engines get the stored HTML as is; nothing is fetched or rendered
 
 
 @dataclass(frozen=True)
@@ -91,15 +87,6 @@ def plan_extraction(
     )
 
 
-class _EventFactory:
-    def __init__(self, run_id: str, producer: Producer):
-        self.run_id = run_id
-        self.producer = producer
-
-    def __call__(self, payload: Payload) -> Envelope:
-        return make_event(payload, run_id=self.run_id, producer=self.producer)
-
-
 def _extract_once(
     engine: Engine, system: SystemRef, item: CorpusItem, page: PageInput, attempt: int
 ) -> tuple[Payload, bool]:
@@ -146,6 +133,85 @@ def _read_verified(item: CorpusItem) -> PageInput:
     return page
 
 
+@dataclass(frozen=True)
+class _ItemWork:
+    item: CorpusItem
+    units: tuple[tuple[Engine, SystemRef, int], ...]  # (engine, system, attempt) still to do
+
+
+class _ExtractionStages(RunStages[_ItemWork]):
+    """One kernel unit per item: its remaining engines run in one append, so an interrupt
+    loses at most the item in flight."""
+
+    def __init__(self, plan: ExtractionPlan, state: RunState, retry_failed: bool, argv):
+        self.plan, self.state, self.argv = plan, state, list(argv)
+        self.work: list[_ItemWork] = []
+        self.skipped = self.completed = self.failed = 0
+        for item in plan.items:
+            units = []
+            for engine, system in zip(plan.engines, plan.systems, strict=True):
+                previous = state.latest.get((item.item_id, engine.name))
+                if previous is None:
+                    units.append((engine, system, 1))
+                elif previous.failed and retry_failed:
+                    units.append((engine, system, previous.attempt + 1))
+                else:
+                    self.skipped += 1
+            if units:
+                self.work.append(_ItemWork(item, tuple(units)))
+
+    def remaining(self) -> list[_ItemWork]:
+        return self.work
+
+    def is_finished(self) -> bool:
+        return self.state.is_finished
+
+    def record(self, event: dict[str, Any]) -> None:
+        self.state.record(event)
+
+    def size(self, unit: _ItemWork) -> int:
+        return len(unit.units)
+
+    def preflight(self, units: Sequence[_ItemWork]) -> None:
+        # A missing library fails now, before anything is written.
+        for engine in {engine for work in units for engine, _, _ in work.units}:
+            engine.load()
+
+    def opening(self) -> list[Payload]:
+        plan = self.plan
+        return [
+            RunStarted(
+                benchmark="extraction",
+                source="engine",
+                spec=plan.spec,
+                spec_sha256=plan.spec_sha256,
+                dataset=plan.corpus.dataset,
+                systems=list(plan.systems),
+                argv=self.argv,
+            )
+        ]
+
+    async def process(self, unit: _ItemWork, ctx: RunContext) -> None:
+        item = unit.item
+        page = _read_verified(item)
+        payloads: list[Payload] = [item_registered(item, self.plan.corpus.dataset.sha256)]
+        for engine, system, attempt in unit.units:
+            payload, is_failure = _extract_once(engine, system, item, page, attempt)
+            payloads.append(payload)
+            self.failed += is_failure
+            self.completed += not is_failure
+        await ctx.append(*payloads)
+
+    def closing(self, duration_s: float) -> RunFinished:
+        completed, failed = self.state.counts(self.plan.units)
+        return RunFinished(
+            terminal_events=self.state.terminal_events,
+            completed=completed,
+            failed=failed,
+            duration_s=duration_s,
+        )
+
+
 def run_extraction(
     log: EventLog,
     corpus: Corpus,
@@ -156,90 +222,17 @@ def run_extraction(
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
-    clock = time.monotonic()
     plan = plan_extraction(corpus, engine_names, limit)
-    state = read_run_state(log, plan.run_id)
-
-    # item id -> [(engine, system, attempt)] still to do
-    work: dict[str, list[tuple[Engine, SystemRef, int]]] = {}
-    skipped = 0
-    for item in plan.items:
-        for engine, system in zip(plan.engines, plan.systems, strict=True):
-            previous = state.latest.get((item.item_id, engine.name))
-            if previous is None:
-                work.setdefault(item.item_id, []).append((engine, system, 1))
-            elif previous.failed and retry_failed:
-                work.setdefault(item.item_id, []).append((engine, system, previous.attempt + 1))
-            else:
-                skipped += 1
-
-    def summary(completed: int = 0, failed: int = 0, already: bool = False) -> RunSummary:
-        return RunSummary(
-            run_id=plan.run_id,
-            spec_sha256=plan.spec_sha256,
-            planned=len(plan.units),
-            skipped_existing=skipped,
-            completed=completed,
-            failed=failed,
-            already_finished=already,
-            duration_s=round(time.monotonic() - clock, 3),
-        )
-
-    if not work and state.is_finished:
-        return summary(already=True)
-
-    # Preflight: a missing library fails now, before anything is written.
-    for engine in {engine for units in work.values() for engine, _, _ in units}:
-        engine.load()
-
-    event = _EventFactory(plan.run_id, producer_for(plan.spec))
-    total = sum(len(units) for units in work.values())
-    done = completed = failed = 0
-    if on_progress:
-        on_progress(done, total)
-    with log.writer() as writer:
-        writer.append(
-            [
-                event(
-                    RunStarted(
-                        benchmark="extraction",
-                        source="engine",
-                        spec=plan.spec,
-                        spec_sha256=plan.spec_sha256,
-                        dataset=corpus.dataset,
-                        systems=list(plan.systems),
-                        argv=list(argv),
-                    )
-                )
-            ]
-        )
-        for item in plan.items:
-            units = work.get(item.item_id)
-            if not units:
-                continue
-            page = _read_verified(item)
-            events = [event(item_registered(item, corpus.dataset.sha256))]
-            for engine, system, attempt in units:
-                payload, is_failure = _extract_once(engine, system, item, page, attempt)
-                state.record(item.item_id, engine.name, attempt, is_failure)
-                events.append(event(payload))
-                failed += is_failure
-                completed += not is_failure
-            writer.append(events)
-            done += len(units)
-            if on_progress:
-                on_progress(done, total)
-        run_completed, run_failed = state.counts(plan.units)
-        writer.append(
-            [
-                event(
-                    RunFinished(
-                        terminal_events=state.terminal_events,
-                        completed=run_completed,
-                        failed=run_failed,
-                        duration_s=round(time.monotonic() - clock, 3),
-                    )
-                )
-            ]
-        )
-    return summary(completed, failed)
+    stages = _ExtractionStages(plan, read_run_state(log, plan.run_id), retry_failed, argv)
+    ctx = RunContext(plan.run_id, producer_for(plan.spec))
+    result = run_kernel(log, ctx, stages, max_in_flight=1, on_progress=on_progress)
+    summary = RunSummary(
+        run_id=plan.run_id,
+        spec_sha256=plan.spec_sha256,
+        planned=len(plan.units),
+        skipped_existing=stages.skipped,
+        completed=stages.completed,
+        failed=stages.failed,
+    )
+    summary.absorb(result)
+    return summary

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collectors.llm.base import AUTH_STATUSES
+from collectors.runs.kernel import fold_log
 from warehouse.log import EventLog
 
 SEARCH, NORMALIZE, SYNTHESIZE, GRADE, RELEVANCE = (
@@ -150,9 +151,7 @@ def read_qa_run_state(
     log: EventLog, run_id: str, *, grader_id: str, judge_id: str | None
 ) -> QaRunState:
     state = QaRunState(run_id, grader_id, judge_id)
-    for _raw, event in log.read():
-        if event["run_id"] == run_id:
-            state.record(event)
+    fold_log(log, run_id, state.record)
     return state
 
 

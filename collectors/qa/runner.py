@@ -27,13 +27,10 @@ Outcomes (methodology 2.3), in `answer_synthesized.outcome`:
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors.http.event_sink import EventSink
 from collectors.llm.base import LlmCallError
 from collectors.qa.dataset import QaDataset, SelectedQuestion, question_registered
 from collectors.qa.lanes import QaLane
@@ -49,6 +46,9 @@ from collectors.qa.run_state import (
     read_qa_run_state,
     relevance_stage,
 )
+from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
+from collectors.runs.messages import truncate_message
+from collectors.runs.summary import RunSummary
 from warehouse.events import (
     AnswerGraded,
     AnswerSynthesized,
@@ -63,14 +63,11 @@ from warehouse.events import (
     RelevanceGraded,
     RunFinished,
     RunStarted,
-    make_event,
 )
 from warehouse.log import EventLog
 from warehouse.provenance import producer_for
 
-MAX_ERROR_CHARS = 2_000
 DEFAULT_LLM_CONCURRENCY = 4
-ProgressCallback = Callable[[int, int], None]
 
 __all__ = [
     "QaPlan",
@@ -82,35 +79,19 @@ __all__ = [
     "run_qa",
 ]
 
+Unit = tuple[SelectedQuestion, QaLane, int]  # (question, lane, attempt)
+
 
 class QaRunAborted(RuntimeError):
     """A shared LLM role was refused (401/402/403): nothing more can be judged."""
 
 
-@dataclass
-class QaRunSummary:
-    run_id: str
-    spec_sha256: str
+@dataclass(kw_only=True)
+class QaRunSummary(RunSummary):
     series: str | None
     run_index: int | None
-    planned: int  # (question, lane) units in the spec
-    skipped_existing: int  # units complete before this invocation
-    completed: int  # units completed by this invocation with a landed answer
-    failed: int  # units completed by this invocation with outcome "failed"
-    already_finished: bool
-    duration_s: float
-    events_appended: int = 0  # new lines written (a repeated fact is a no-op, not counted)
-    aborted_lanes: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, dict[str, int]] = field(default_factory=dict)  # lane -> outcome -> n
     grades: dict[str, dict[str, int]] = field(default_factory=dict)  # lane -> A/B/C -> n
-
-    @property
-    def status(self) -> str:
-        if self.already_finished:
-            return "already finished"
-        if self.aborted_lanes:
-            return f"incomplete: {len(self.aborted_lanes)} lane(s) aborted"
-        return "finished" if self.failed == 0 else f"finished with {self.failed} failures"
 
 
 def run_qa(
@@ -159,67 +140,122 @@ def execute_plan(
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
 ) -> QaRunSummary:
-    runner = _QaRunner(
-        log,
-        plan,
-        retry_failed=retry_failed,
-        llm_concurrency=llm_concurrency,
-        argv=argv,
-        on_progress=on_progress,
+    ctx = RunContext(plan.run_id, producer_for(plan.spec))
+    judge_id = plan.relevance_judge.judge_id if plan.relevance_judge else None
+    state = read_qa_run_state(log, plan.run_id, grader_id=plan.grader.grader_id, judge_id=judge_id)
+    stages = _QaStages(plan, state, ctx, retry_failed, llm_concurrency, argv)
+    result = run_kernel(log, ctx, stages, on_progress=on_progress)
+    if result.stop_reason is not None:
+        raise QaRunAborted(result.stop_reason)
+    summary = QaRunSummary(
+        run_id=plan.run_id,
+        spec_sha256=plan.spec_sha256,
+        series=plan.series,
+        run_index=plan.run_index,
+        planned=len(plan.units),
+        skipped_existing=stages.skipped,
+        completed=stages.completed,
+        failed=stages.failed,
+        aborted_lanes=dict(stages.aborted_lanes),
+        outcomes=stages.outcomes(),
+        grades=stages.grades(),
     )
-    return asyncio.run(runner.run())
-
-
-def _truncate(message: str) -> str:
-    return (
-        message if len(message) <= MAX_ERROR_CHARS else f"{message[:MAX_ERROR_CHARS]}… [truncated]"
-    )
+    summary.absorb(result)
+    return summary
 
 
 def _zero_timings(latency_ms: float | None = None) -> CallTimings:
     return CallTimings(queue_wait_ms=0.0, round_trip_ms=None, whole_call_ms=latency_ms or 0.0)
 
 
-class _QaRunner:
+class _QaStages(RunStages[Unit]):
+    """The five stages of a (question, lane) unit; the kernel owns the run around them."""
+
     def __init__(
         self,
-        log: EventLog,
         plan: QaPlan,
-        *,
+        state: QaRunState,
+        ctx: RunContext,
         retry_failed: bool,
         llm_concurrency: int,
         argv: Sequence[str],
-        on_progress: ProgressCallback | None,
     ):
-        self.log = log
         self.plan = plan
+        self.state = state
+        self.ctx = ctx
         self.retry_failed = retry_failed
         self.llm_concurrency = max(1, llm_concurrency)
         self.argv = list(argv)
-        self.on_progress = on_progress
-        self.producer = producer_for(plan.spec)
-        self.judge_id = plan.relevance_judge.judge_id if plan.relevance_judge else None
-        self.state: QaRunState = read_qa_run_state(
-            log, plan.run_id, grader_id=plan.grader.grader_id, judge_id=self.judge_id
-        )
         self.aborted_lanes: dict[str, str] = {}
-        self.run_abort: str | None = None
-        self.sink: EventSink | None = None
-        self.writer = None  # the LogWriter while the run is open
-        self.completed = self.failed = 0
+        self.completed = self.failed = self.skipped = 0
+        self.llm_slots = asyncio.Semaphore(self.llm_concurrency)
+        # A lane's slots bound its searches in flight; synthesis and judging wait on the LLM
+        # slots instead, so a slow judge never holds a lane's search capacity.
+        self.lane_slots = {
+            lane.name: asyncio.Semaphore(max(1, lane.concurrency)) for lane in plan.lanes
+        }
+        # Fixed for this invocation: a retried unit that fails again is done for now.
         self.attempts: dict[tuple[str, str], int] = {}
+        self.work: list[Unit] = []
+        for selected in plan.selected:
+            for lane in plan.lanes:
+                attempt = self.current_attempt(selected.question.item_id, lane)
+                self.attempts[(selected.question.item_id, lane.name)] = attempt
+                if self.unit_complete(self.unit(selected, lane, attempt), lane):
+                    self.skipped += 1
+                else:
+                    self.work.append((selected, lane, attempt))
 
-    # -- helpers --
+    # -- the kernel's questions --
 
-    def event(self, payload: Payload) -> Envelope:
-        return make_event(payload, run_id=self.plan.run_id, producer=self.producer)
+    def remaining(self) -> list[Unit]:
+        return self.work
 
-    async def append(self, envelopes: list[Envelope]) -> None:
-        """Durably write (group commit with other units), then fold into the state."""
-        assert self.sink is not None
-        await asyncio.gather(*(self.sink.append(envelope) for envelope in envelopes))
-        for envelope in envelopes:
-            self.state.record(envelope.model_dump())
+    def is_finished(self) -> bool:
+        return self.state.is_finished
+
+    def record(self, event: dict[str, Any]) -> None:
+        self.state.record(event)
+
+    def resources(self):
+        # Shared lane resources (an HTTP pool + throttles) live exactly as long as the run.
+        return {
+            id(r): r for lane in self.plan.lanes if (r := getattr(lane, "resource", None))
+        }.values()
+
+    def opening(self) -> list[Payload]:
+        plan = self.plan
+        return [
+            RunStarted(
+                benchmark=plan.dataset.benchmark,
+                source="engine",
+                spec=plan.spec,
+                spec_sha256=plan.spec_sha256,
+                dataset=plan.dataset.dataset,
+                systems=[lane.system_ref() for lane in plan.lanes],
+                seed=plan.random_state,
+                argv=self.argv,
+                series=plan.series,
+                run_index=plan.run_index,
+            )
+        ]
+
+    def closing(self, duration_s: float) -> RunFinished | None:
+        if self.aborted_lanes or not self._all_complete():
+            return None
+        outcomes = self._unit_outcomes()
+        return RunFinished(
+            terminal_events=self.state.terminal_events,
+            completed=sum(1 for o in outcomes if o not in (None, "failed")),
+            failed=sum(1 for o in outcomes if o == "failed"),
+            duration_s=duration_s,
+        )
+
+    # -- what is left --
+
+    def unit(self, selected: SelectedQuestion, lane: QaLane, attempt: int) -> UnitAttempt:
+        """The unit's stage events so far (re-read after every append: it folds into this)."""
+        return self.state.unit(selected.question.item_id, lane.name, attempt)
 
     def current_attempt(self, item_id: str, lane: QaLane) -> int:
         latest = self.state.latest_attempt(item_id, lane.name)
@@ -233,133 +269,117 @@ class _QaRunner:
         return latest
 
     def unit_complete(self, unit: UnitAttempt, lane: QaLane) -> bool:
-        if lane.needs_search and (unit.search is None or unit.search_class == "auth"):
-            return False
-        if lane.needs_search and unit.search_class == "usable" and unit.chunks is None:
-            return False
-        if unit.answer is None:
-            return False
-        if unit.outcome != "failed" and unit.grade is None:
-            return False
-        if self.plan.relevance_judge is None:
-            return True
-        return all(c["rank"] in unit.relevance for c in unit.chunk_list or [])
+        return not any(due(self, unit, lane) for due, _run in self.STAGES)
 
     def stopped(self, lane: QaLane) -> bool:
-        return self.run_abort is not None or lane.name in self.aborted_lanes
+        return self.ctx.stopped or lane.name in self.aborted_lanes
 
-    # -- the run --
+    # -- the stages: (is it due for this unit?, run it -> events to append) --
 
-    async def run(self) -> QaRunSummary:
-        clock = time.monotonic()
-        plan = self.plan
-        work: list[tuple[SelectedQuestion, QaLane, int]] = []
-        skipped = 0
-        for selected in plan.selected:
-            for lane in plan.lanes:
-                attempt = self.current_attempt(selected.question.item_id, lane)
-                # Fixed for this invocation: a retried unit that fails again is done for now.
-                self.attempts[(selected.question.item_id, lane.name)] = attempt
-                unit = self.state.unit(selected.question.item_id, lane.name, attempt)
-                if self.unit_complete(unit, lane):
-                    skipped += 1
-                else:
-                    work.append((selected, lane, attempt))
+    def search_due(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        return lane.needs_search and (unit.search is None or unit.search_class == "auth")
 
-        def summary(already: bool = False) -> QaRunSummary:
-            return QaRunSummary(
-                run_id=plan.run_id,
-                spec_sha256=plan.spec_sha256,
-                series=plan.series,
-                run_index=plan.run_index,
-                planned=len(plan.units),
-                skipped_existing=skipped,
-                completed=self.completed,
-                failed=self.failed,
-                already_finished=already,
-                duration_s=round(time.monotonic() - clock, 3),
-                events_appended=self.writer.appended if self.writer else 0,
-                aborted_lanes=dict(self.aborted_lanes),
-                outcomes=self._outcomes(),
-                grades=self._grades(),
+    def chunks_due(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        return lane.needs_search and unit.search_class == "usable" and unit.chunks is None
+
+    def answer_due(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        return unit.answer is None
+
+    def grade_due(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        return unit.outcome != "failed" and unit.grade is None
+
+    def relevance_due(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        return bool(self.unjudged_chunks(unit))
+
+    def unjudged_chunks(self, unit: UnitAttempt) -> list[Chunk]:
+        if self.plan.relevance_judge is None:
+            return []
+        return [Chunk(**c) for c in unit.chunk_list or [] if c["rank"] not in unit.relevance]
+
+    async def run_search(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
+        item_id = selected.question.item_id
+        async with self.lane_slots[lane.name]:
+            if self.stopped(lane):
+                return None
+            return [await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)]
+
+    async def run_chunks(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
+        unit = self.unit(selected, lane, attempt)
+        return [self.normalize(lane, unit.search, selected.question.item_id, attempt)]
+
+    async def run_answer(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
+        return await self.synthesize(selected, lane, self.unit(selected, lane, attempt), attempt)
+
+    async def run_grade(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
+        graded = await self.grade(selected, lane, self.unit(selected, lane, attempt), attempt)
+        return None if graded is None else [graded]
+
+    async def run_relevance(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
+        unit = self.unit(selected, lane, attempt)
+        verdicts = await asyncio.gather(
+            *(
+                self.judge(selected.question.problem, lane, unit, chunk, attempt)
+                for chunk in self.unjudged_chunks(unit)
             )
+        )
+        return [v for v in verdicts if v is not None]
 
-        if not work and self.state.is_finished:
-            return summary(already=True)
+    STAGES = (
+        (search_due, run_search),
+        (chunks_due, run_chunks),
+        (answer_due, run_answer),
+        (grade_due, run_grade),
+        (relevance_due, run_relevance),
+    )
 
-        self.llm_slots = asyncio.Semaphore(self.llm_concurrency)
-        # A lane's slots bound its searches in flight; synthesis and judging wait on the LLM
-        # slots instead, so a slow judge never holds a lane's search capacity.
-        self.lane_slots = {
-            lane.name: asyncio.Semaphore(max(1, lane.concurrency)) for lane in plan.lanes
-        }
-        total, done = len(work), 0
-        if self.on_progress:
-            self.on_progress(0, total)
-        async with contextlib.AsyncExitStack() as stack:
-            # Shared lane resources (an HTTP pool + throttles) live exactly as long as the run.
-            for resource in {
-                id(r): r for lane in plan.lanes if (r := getattr(lane, "resource", None))
-            }.values():
-                await stack.enter_async_context(resource)
-            self.writer = writer = stack.enter_context(self.log.writer())
-            self.sink = EventSink(writer)
-            await self.append(
-                [
-                    self.event(
-                        RunStarted(
-                            benchmark=plan.dataset.benchmark,
-                            source="engine",
-                            spec=plan.spec,
-                            spec_sha256=plan.spec_sha256,
-                            dataset=plan.dataset.dataset,
-                            systems=[lane.system_ref() for lane in plan.lanes],
-                            seed=plan.random_state,
-                            argv=self.argv,
-                            series=plan.series,
-                            run_index=plan.run_index,
-                        )
-                    )
-                ]
-            )
+    async def process(self, unit_key: Unit, ctx: RunContext) -> None:
+        """Run the unit's due stages in order, appending each stage's events as it ends.
+        A stage returning None appended nothing and ends the unit for this invocation (the
+        lane or the run stopped); the unit's state is re-read before every stage."""
+        selected, lane, attempt = unit_key
+        pending = self.registration(selected)
+        for due, run in self.STAGES:
+            if not due(self, self.unit(selected, lane, attempt), lane):
+                continue
+            if self.stopped(lane):
+                return
+            envelopes = await run(self, selected, lane, attempt)
+            if envelopes is None:
+                return
+            await ctx.append(*pending, *envelopes)
+            pending = []
+            if self.ended(self.unit(selected, lane, attempt), lane):
+                return
+        await ctx.append(*pending)
+        self.count(self.unit(selected, lane, attempt), lane)
 
-            async def one(selected: SelectedQuestion, lane: QaLane, attempt: int) -> None:
-                nonlocal done
-                await self.process_unit(selected, lane, attempt)
-                done += 1
-                if self.on_progress:
-                    self.on_progress(done, total)
+    def registration(self, selected: SelectedQuestion) -> list[Payload]:
+        """question_registered, once per question: it goes out with the unit's first append."""
+        if selected.question.item_id in self.state.registered:
+            return []
+        return [question_registered(selected, self.plan.dataset.dataset.sha256)]
 
-            tasks = [asyncio.create_task(one(s, lane, a)) for s, lane, a in work]
-            try:
-                await asyncio.gather(*tasks)
-            except BaseException:
-                # A crash or Ctrl-C: stop the other units, but let every event already handed
-                # to the sink reach the disk before the writer closes.
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                await self.sink.drain()
-                raise
-            await self.sink.drain()
-            if self.run_abort is None and not self.aborted_lanes and self._all_complete():
-                await self.append(
-                    [
-                        self.event(
-                            RunFinished(
-                                terminal_events=self.state.terminal_events,
-                                completed=sum(
-                                    1 for o in self._unit_outcomes() if o not in (None, "failed")
-                                ),
-                                failed=sum(1 for o in self._unit_outcomes() if o == "failed"),
-                                duration_s=round(time.monotonic() - clock, 3),
-                            )
-                        )
-                    ]
-                )
-        if self.run_abort is not None:
-            raise QaRunAborted(self.run_abort)
-        return summary()
+    def ended(self, unit: UnitAttempt, lane: QaLane) -> bool:
+        """After a stage: a search refused the key (abort the lane) or the run stopped."""
+        if unit.search_class == "auth":
+            self.abort_lane(lane, unit.search["payload"].get("error_message"))
+            return True
+        return self.ctx.stopped
+
+    def count(self, unit: UnitAttempt, lane: QaLane) -> None:
+        if self.unit_complete(unit, lane):
+            if unit.outcome == "failed":
+                self.failed += 1
+            else:
+                self.completed += 1
+
+    def abort_lane(self, lane: QaLane, reason: str | None) -> None:
+        # The payload's message names the reason (key rejected, credits, plan limit).
+        self.aborted_lanes.setdefault(
+            lane.name,
+            f"lane {lane.name}: {lane.provider} refused the key ({reason}); the "
+            "lane is aborted — fix the key or its plan and re-run the same command to resume",
+        )
 
     def _all_complete(self) -> bool:
         return all(
@@ -380,7 +400,7 @@ class _QaRunner:
     def _unit_outcomes(self) -> list[str | None]:
         return [unit.outcome for _lane, unit in self._latest_units()]
 
-    def _outcomes(self) -> dict[str, dict[str, int]]:
+    def outcomes(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
         for lane, unit in self._latest_units():
             if unit.outcome is not None:
@@ -388,7 +408,7 @@ class _QaRunner:
                 lane_counts[unit.outcome] = lane_counts.get(unit.outcome, 0) + 1
         return counts
 
-    def _grades(self) -> dict[str, dict[str, int]]:
+    def grades(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
         for lane, unit in self._latest_units():
             if unit.grade is not None and unit.grade["event_type"] == "answer_graded":
@@ -406,13 +426,13 @@ class _QaRunner:
     ) -> Envelope | None:
         """The failed call as an event, or None after aborting the run on an auth error."""
         if exc.is_auth:
-            self.run_abort = (
+            self.ctx.stop(
                 f"{stage}: {exc.provider} refused the key for model {exc.model} (HTTP {exc.status_code}); "
                 "fix the key and re-run the same command to resume"
             )
             return None
         request = exc.request or {}
-        return self.event(
+        return self.ctx.event(
             ProviderCallFailed(
                 lane=lane.name,
                 provider=exc.provider,
@@ -425,7 +445,7 @@ class _QaRunner:
                     body=request.get("body"),
                 ),
                 error_class=exc.error_class,
-                error_message=_truncate(exc.message),
+                error_message=truncate_message(exc.message),
                 status_code=exc.status_code,
                 landed=exc.landed,
                 raw_body=exc.raw_body,
@@ -435,83 +455,6 @@ class _QaRunner:
             )
         )
 
-    async def process_unit(self, selected: SelectedQuestion, lane: QaLane, attempt: int) -> None:
-        question = selected.question
-        item_id = question.item_id
-        unit = self.state.unit(item_id, lane.name, attempt)
-        pending: list[Envelope] = []
-        if item_id not in self.state.registered:
-            pending.append(
-                self.event(question_registered(selected, self.plan.dataset.dataset.sha256))
-            )
-
-        # 1. search
-        if lane.needs_search and (unit.search is None or unit.search_class == "auth"):
-            async with self.lane_slots[lane.name]:
-                if self.stopped(lane):
-                    return
-                call = await lane.search(question.problem, item_id=item_id, attempt=attempt)
-            await self.append([*pending, self.event(call)])
-            pending = []
-            if unit.search_class == "auth":
-                # The payload's message names the reason (key rejected, credits, plan limit).
-                self.aborted_lanes.setdefault(
-                    lane.name,
-                    f"lane {lane.name}: {lane.provider} refused the key ({call.error_message}); the "
-                    "lane is aborted — fix the key or its plan and re-run the same command to resume",
-                )
-                return
-
-        # 2. chunks
-        search_class = unit.search_class if lane.needs_search else None
-        if search_class == "usable" and unit.chunks is None:
-            if self.stopped(lane):
-                return
-            await self.append([*pending, self.normalize(lane, unit.search, item_id, attempt)])
-            pending = []
-
-        # 3. synthesis
-        if unit.answer is None:
-            if self.stopped(lane):
-                return
-            await self.append([*pending, *await self.synthesize(selected, lane, unit, attempt)])
-            pending = []
-            if self.run_abort is not None:
-                return
-
-        # 4. grade
-        if unit.outcome != "failed" and unit.grade is None:
-            if self.stopped(lane):
-                return
-            graded = await self.grade(selected, lane, unit, attempt)
-            if graded is None:
-                return
-            await self.append([graded])
-
-        # 5. relevance, one verdict per chunk
-        chunks = unit.chunk_list or []
-        judge = self.plan.relevance_judge
-        todo = [Chunk(**c) for c in chunks if c["rank"] not in unit.relevance] if judge else []
-        if todo:
-            if self.stopped(lane):
-                return
-            verdicts = await asyncio.gather(
-                *(self.judge(question.problem, lane, unit, chunk, attempt) for chunk in todo)
-            )
-            done = [v for v in verdicts if v is not None]
-            if done:
-                await self.append(done)
-            if self.run_abort is not None:
-                return
-
-        if pending:
-            await self.append(pending)
-        if self.unit_complete(unit, lane):
-            if unit.outcome == "failed":
-                self.failed += 1
-            else:
-                self.completed += 1
-
     def normalize(
         self, lane: QaLane, search: dict[str, Any], item_id: str, attempt: int
     ) -> Envelope:
@@ -519,7 +462,7 @@ class _QaRunner:
         try:
             chunks = lane.normalize(call)
         except Exception as exc:  # an unusable body is a fact to record, not a crash
-            return self.event(
+            return self.ctx.event(
                 ProviderCallFailed(
                     lane=lane.name,
                     provider=call.provider,
@@ -528,7 +471,7 @@ class _QaRunner:
                     attempt=attempt,
                     request=call.request,
                     error_class="malformed_body",
-                    error_message=_truncate(
+                    error_message=truncate_message(
                         f"{lane.normalizer_version}: {type(exc).__name__}: {exc}"
                     ),
                     status_code=call.status_code,
@@ -539,7 +482,7 @@ class _QaRunner:
                     concurrency=call.concurrency,
                 )
             )
-        return self.event(
+        return self.ctx.event(
             ChunksNormalized(
                 lane=lane.name,
                 item_id=item_id,
@@ -556,7 +499,7 @@ class _QaRunner:
         item_id = selected.question.item_id
 
         def answer(outcome: str, sources: list[str], **fields: Any) -> Envelope:
-            return self.event(
+            return self.ctx.event(
                 AnswerSynthesized(
                     lane=lane.name,
                     item_id=item_id,
@@ -610,7 +553,7 @@ class _QaRunner:
         item_id = selected.question.item_id
         source = unit.answer["event_id"]
         if unit.outcome != "answered":  # landed non-answer: a miss by rule, no grader call
-            return self.event(
+            return self.ctx.event(
                 AnswerGraded(
                     lane=lane.name,
                     item_id=item_id,
@@ -633,7 +576,7 @@ class _QaRunner:
             )
         except LlmCallError as exc:
             return self.llm_failure(exc, GRADE, lane, item_id, attempt)
-        return self.event(
+        return self.ctx.event(
             AnswerGraded(
                 lane=lane.name,
                 item_id=item_id,
@@ -657,7 +600,7 @@ class _QaRunner:
             verdict = await self.llm(judge.judge, query, chunk)
         except LlmCallError as exc:
             return self.llm_failure(exc, relevance_stage(chunk.rank), lane, item_id, attempt)
-        return self.event(
+        return self.ctx.event(
             RelevanceGraded(
                 lane=lane.name,
                 item_id=item_id,

@@ -95,21 +95,19 @@ def test_init_templates_load_with_the_real_loaders(tmp_path: Path) -> None:
     assert [q.gold_answer for q in questions.questions] == ["dlt", "Canberra"]
     tasks = load_rubric_tasks(tmp_path / "mine" / "rubric_tasks.jsonl")
     assert [c.weight for c in tasks.tasks[0].criteria] == [10, -20, 5]
-    urls = [
-        line
-        for line in (tmp_path / "mine" / "urls.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-    assert urls and all(u.startswith("https://") for u in urls)
-    for name in TEMPLATES:
+    from collectors.extraction.live.corpus import load_urls
+
+    urls = load_urls(tmp_path / "mine" / "urls.csv")
+    assert urls.dataset.item_count == 2
+    for name in ("questions.csv", "rubric_tasks.jsonl"):
         assert (tmp_path / "mine" / name).read_text().startswith("#")
 
 
 def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
-    (tmp_path / "urls.txt").write_text("mine\n")
+    (tmp_path / "urls.csv").write_text("mine\n")
     result = _bench("init", str(tmp_path))
     assert result.returncode == 2 and "already exist" in result.stderr
-    assert (tmp_path / "urls.txt").read_text() == "mine\n"
+    assert (tmp_path / "urls.csv").read_text() == "mine\n"
     assert not (tmp_path / "questions.csv").exists()
 
 

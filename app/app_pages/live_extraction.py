@@ -1,0 +1,58 @@
+"""Live-URL extraction (methodology §4.1): leaderboard per engine and vertical, the hygiene
+table, and from any URL down to every engine's outcome, its raw events and the consensus
+anchors with the engines that confirmed each."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import data, ui
+from app.data import live_extraction as live_data
+
+st.title("Live-URL extraction")
+
+runs = live_data.live_runs()  # None when there is no snapshot or it predates the live marts
+if runs is None or runs.empty:
+    ui.stop_with(
+        "No live-URL run in the snapshot yet. Run `bench demo` or `bench run extraction --urls FILE`."
+    )
+
+run_id = st.selectbox(
+    "Run",
+    list(runs["run_id"]),
+    format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'engines']} engines",
+    key="live_run",
+)
+vertical = st.selectbox("Vertical", live_data.verticals(run_id), key="live_vertical")
+
+board = live_data.leaderboard(run_id, vertical)
+if not board.empty:
+    first = board.iloc[0]
+    st.caption(
+        f"Ground truth: {first['ground_truth']}. Composite = "
+        f"{first['weight_completeness']:g}·completeness + {first['weight_success']:g}·useful success + "
+        f"{first['weight_f1']:g}·F1 + {first['weight_latency']:g}·latency + {first['weight_throughput']:g}·throughput. "
+        "Cost per 1k useful successes = list price × requests sent / useful successes × 1,000 (price date shown)."
+    )
+st.dataframe(board, hide_index=True)
+
+st.subheader("Hygiene: excluded from scoring")
+excluded = live_data.hygiene(run_id)
+counts = excluded.groupby("exclusion_reason").size().to_dict() if not excluded.empty else {}
+cols = st.columns(3)
+for col, reason in zip(cols, ("dead", "origin_5xx", "redirect_only"), strict=True):
+    col.metric(reason, counts.get(reason, 0))
+st.dataframe(excluded, hide_index=True)
+
+st.subheader("One URL, every engine")
+url = st.selectbox("URL", live_data.urls(run_id), key="live_url")
+pages = live_data.url_pages(run_id, url)
+st.dataframe(pages, hide_index=True)
+st.markdown("**Consensus anchors** (which engines confirmed each)")
+st.dataframe(live_data.anchors(run_id, url), hide_index=True)
+system = st.selectbox("Raw events of engine", list(pages["system"]), key="live_system")
+row = pages.set_index("system").loc[system]
+ids = [row["extraction_event_id"], *data._json(row["source_event_ids"] or "[]")]
+for event in data.events([i for i in ids if i]):
+    with st.expander(f"{event.get('event_type')} · {event.get('event_id')}"):
+        st.json(event)

@@ -1,0 +1,67 @@
+"""Nimble Extract: POST {base}/v2/extract, `Authorization: Bearer <key>`.
+
+Request: `url`, `render` (true | false | "auto": the render routing), `formats: ["markdown"]`.
+Response (`ExtractRunResponse`): `status` (success | skipped | fatal | error | postponed |
+ignored | rejected | blocked), `task_id`, `url` (the final URL), `status_code` (the target's),
+`data.markdown`, `data.redirects[] {status_code, url}`, `metadata.driver` (what fetched it; our
+record of the render path used).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.extraction.live.vendors.common import (
+    VendorRead,
+    int_or_none,
+    obj,
+    objects,
+    text_or_none,
+)
+from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
+from warehouse.events import RedirectHop
+
+PROVIDER = "nimble"
+KEY_ENV = "NIMBLE_API_KEY"
+BASE_URL = "https://sdk.nimbleway.com"
+PATH = "/v2/extract"
+DOCS = "https://docs.nimbleway.com/api-reference/extract/extract.md"
+# Checked in the SDK source: (resources/extract/extract.py `run`, types/extract_run_response.py)
+SDK_CHECK = SdkCheck(package="nimble-python", version="1.6.0", docs=DOCS, checked_on="2026-12-01")
+PRICE_USD_PER_1K: float | None = None  # not published in providers.md §3: unknown — verify
+PRICE_BASIS = "unknown: no list price recorded"
+PRICE_SNAPSHOT = "2026-12-01"
+RENDER = {"fast": False, "full": True, "auto": "auto"}
+FAILED_STATES = {"skipped", "fatal", "error", "postponed", "ignored", "rejected", "blocked"}
+
+
+def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
+    return ProviderRequest(
+        method="POST",
+        url=f"{base_url.rstrip('/')}{PATH}",
+        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        json_body={"url": url, "render": RENDER[render], "formats": ["markdown"]},
+    )
+
+
+def read(document: Any, url: str) -> VendorRead:
+    body = obj(document)
+    data = obj(body.get("data"))
+    state = body.get("status")
+    redirects = [
+        RedirectHop(
+            url=str(hop.get("url", "")), status_code=int_or_none(hop.get("status_code")) or 0
+        )
+        for hop in objects(data.get("redirects"))
+    ]
+    failed = state in FAILED_STATES
+    return VendorRead(
+        text=None if failed else text_or_none(data.get("markdown")),
+        target_status_code=int_or_none(body.get("status_code")),
+        final_url=body.get("url") if isinstance(body.get("url"), str) else None,
+        redirect_chain=redirects,
+        render_used=text_or_none(obj(body.get("metadata")).get("driver")),
+        error_class=f"vendor_{state}" if failed else None,
+        error_message=f"task status {state}" if failed else None,
+    )

@@ -1,0 +1,68 @@
+"""Parallel extract (GA): POST {base}/v1/extract, `x-api-key`.
+
+Request: `urls: [url]`, `advanced_settings: {full_content: true, fetch_policy:
+{max_age_seconds: 600, disable_cache_fallback: true}}` (600 s is the documented minimum: the
+closest to a fresh fetch). Response (`ExtractResponse`): `extract_id`, `results[] {url, title,
+excerpts[], full_content}`, `errors[] {url, error_type, http_status_code, content}`. Parallel
+reports no render path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.extraction.live.vendors.common import (
+    VendorRead,
+    for_url,
+    int_or_none,
+    obj,
+    objects,
+    text_or_none,
+)
+from collectors.http import ProviderRequest
+from collectors.http.vendor_truth import SdkCheck
+
+PROVIDER = "parallel"
+KEY_ENV = "PARALLEL_API_KEY"
+BASE_URL = "https://api.parallel.ai"
+PATH = "/v1/extract"
+DOCS = "https://docs.parallel.ai/extract/extract-migration-guide"
+# Checked in the SDK source: (_client.py extract, types/extract_response.py, fetch_policy_param.py)
+SDK_CHECK = SdkCheck(package="parallel-web", version="1.3.7", docs=DOCS, checked_on="2026-12-01")
+PRICE_USD_PER_1K: float | None = None  # providers.md §3: unknown — verify
+PRICE_BASIS = "unknown: no list price recorded"
+PRICE_SNAPSHOT = "2026-12-01"
+
+
+def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
+    return ProviderRequest(
+        method="POST",
+        url=f"{base_url.rstrip('/')}{PATH}",
+        headers={"x-api-key": api_key, "Accept": "application/json"},
+        json_body={
+            "urls": [url],
+            "advanced_settings": {
+                "full_content": True,
+                "fetch_policy": {"max_age_seconds": 600, "disable_cache_fallback": True},
+            },
+        },
+    )
+
+
+def read(document: Any, url: str) -> VendorRead:
+    body = obj(document)
+    result = for_url(objects(body.get("results")), url)
+    error = for_url(objects(body.get("errors")), url)
+    if result is None:
+        error = error or {}
+        return VendorRead(
+            text=None,
+            target_status_code=int_or_none(error.get("http_status_code")),
+            error_class=f"vendor_{error.get('error_type') or 'error'}",
+            error_message=str(error.get("content") or error.get("error_type") or "no result"),
+        )
+    text = text_or_none(result.get("full_content"))
+    if text is None:
+        excerpts = [e for e in result.get("excerpts") or [] if isinstance(e, str)]
+        text = text_or_none("\n\n".join(excerpts))
+    return VendorRead(text=text, final_url=text_or_none(result.get("url")))  # no target status

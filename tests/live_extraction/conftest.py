@@ -1,0 +1,85 @@
+"""The live-URL benchmark end to end on the loopback site: one run of the local engines and the
+five vendor fakes (over real HTTP), its events loaded into raw and the live marts built by dbt."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from collectors.extraction.live.corpus import UrlCorpus, load_urls
+from collectors.extraction.live.engines import VENDOR_ENGINES
+from collectors.extraction.live.runner import LivePlan, plan_live_extraction, run_live_extraction
+from collectors.testing.extraction_fakes import FakeExtractionVendors
+from collectors.testing.loopback_site import LoopbackSite
+from warehouse.events import Envelope
+from warehouse.log import EventLog
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DBT_TESTS = REPO_ROOT / "tests" / "dbt"
+sys.path.insert(0, str(DBT_TESTS))
+from dbt_harness import run_dbt  # noqa: E402
+from raw_events_fixture import insert_events  # noqa: E402
+
+LOCAL = ["trafilatura", "readability-lxml", "html-text"]
+ALL_ENGINES = [*LOCAL, *VENDOR_ENGINES]
+LIVE_MARTS = (
+    "+live_extraction_leaderboard +live_extraction_hygiene fct_live_extraction_anchors dim_events"
+)
+
+
+@dataclass
+class LiveBuild:
+    site: LoopbackSite
+    corpus: UrlCorpus
+    plan: LivePlan
+    log: EventLog
+    db_path: Path
+    work: Path
+
+    def rows(self, sql: str, params: list | None = None) -> list[dict]:
+        with duckdb.connect(str(self.db_path), read_only=True) as con:
+            cursor = con.execute(sql, params or [])
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def events(self, event_type: str | None = None) -> list[dict]:
+        return [
+            e for _r, e in self.log.read() if event_type is None or e["event_type"] == event_type
+        ]
+
+
+def build_marts(log: EventLog, work: Path, vars_: dict | None = None) -> Path:
+    work.mkdir(parents=True, exist_ok=True)
+    db_path = work / "warehouse.duckdb"
+    if db_path.exists():
+        db_path.unlink()
+    insert_events(db_path, [Envelope.model_validate(e) for _r, e in log.read()])
+    run_dbt(["build", "--select", LIVE_MARTS], db_path, work, vars_)
+    return db_path
+
+
+@pytest.fixture(scope="session")
+def live_site(shared_data: Path):
+    benchmark = shared_data / "article-extraction-benchmark"
+    with (
+        LoopbackSite(benchmark, articles=5, slow_s=0.5) as site,
+        FakeExtractionVendors(site) as fakes,
+    ):
+        yield site, fakes
+
+
+@pytest.fixture(scope="session")
+def live_build(live_site, tmp_path_factory) -> LiveBuild:
+    site, fakes = live_site
+    work = tmp_path_factory.mktemp("live")
+    corpus = load_urls(site.write_corpus(work / "urls.csv"))
+    plan = plan_live_extraction(corpus, ALL_ENGINES, render="auto")
+    log = EventLog(work / "log")
+    summary = run_live_extraction(log, plan, base_urls=fakes.base_urls(), environ=fakes.environ())
+    assert summary.status.startswith("finished"), summary.status
+    db_path = build_marts(log, work / "dbt")
+    return LiveBuild(site, corpus, plan, log, db_path, work)
