@@ -14,6 +14,9 @@ Split per family (`core`, `runs`, `extraction`, `qa`, `draco`); pages keep impor
 """
 
 from app.data.core import *  # noqa: F403
+
+# The shared helpers, for pages that parse a JSON column themselves.
+from app.data.core import _is_missing, _json, _query, _records  # noqa: F401
 from app.data.draco import *  # noqa: F403
 from app.data.extraction import *  # noqa: F403
 from app.data.qa import *  # noqa: F403
