@@ -40,4 +40,9 @@ PAGES = [
     st.Page("app_pages/draco_lineage.py", title="Deep research lineage", url_path="draco_lineage"),
 ]
 
+from app.data import log_verification_warning  # noqa: E402 - after set_page_config
+
+if warning := log_verification_warning():
+    st.error(warning, icon="⚠️")
+
 st.navigation(PAGES).run()

@@ -22,14 +22,15 @@ from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
+    default_scoring_vars,
     load_scoring_vars,
     parse_draco_weights,
     parse_weights,
     save_scoring_vars,
     shared_data_dir,
 )
+from warehouse.log_trust import LogVerificationFailed
 from warehouse.paths import BenchPaths
-from warehouse.verify import verify_log
 
 app = typer.Typer(
     help=__doc__,
@@ -172,6 +173,15 @@ sql_cli.register(app, _paths)
 init_cli.register(app)
 
 
+def _register_trust() -> None:
+    from bench import trust_cli
+
+    trust_cli.register(app, _paths)
+
+
+_register_trust()
+
+
 # --- import ----------------------------------------------------------------------------------
 
 
@@ -234,6 +244,8 @@ def ingest(
         console.print(
             f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"
         )
+    if result.verification is not None and not result.verification.intact:
+        raise LogVerificationFailed(result.verification, "loaded only what verifies")
 
 
 @app.command()
@@ -257,6 +269,7 @@ def publish(home: HomeOption = None) -> None:
     paths = _paths(home)
     tables = pipeline.publish(paths)
     console.print(f"published {len(tables)} tables to {paths.serve_db}")
+    out.print(f"log head {pipeline.event_log(paths).head()}")
 
 
 @app.command()
@@ -302,7 +315,9 @@ def rescore(
     paths = _paths(home)
     scoring = {} if reset else load_scoring_vars(paths)
     if weights:
-        merged = {**scoring.get("extraction_weights", {}), **parse_weights(weights)}
+        # Weights not named keep their current value (the project default on a fresh home).
+        current = scoring.get("extraction_weights") or default_scoring_vars()["extraction_weights"]
+        merged = {**current, **parse_weights(weights)}
         scoring["extraction_weights"] = merged
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold
@@ -310,6 +325,13 @@ def rescore(
         scoring["draco_penalty_floor"] = draco_penalty_floor
     if draco_weights is not None:
         scoring["draco_weight_override_rows"] = parse_draco_weights(draco_weights)
+    if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
+        save_scoring_vars(paths, scoring)
+        console.print(
+            f"saved {scoring or 'the default scoring vars'}; the warehouse has no events yet, "
+            "so every later build (bench run …, bench demo) scores with them"
+        )
+        return
     with console.status("dbt build with the new scoring vars"):
         pipeline.build(paths, scoring_vars=scoring)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
@@ -320,20 +342,6 @@ def rescore(
 
 
 # --- inspect ---------------------------------------------------------------------------------
-
-
-@app.command()
-def verify(home: HomeOption = None) -> None:
-    """Check the whole log: content hashes, hash chain, seals. Exit 0 only when intact."""
-    paths = _paths(home)
-    report = verify_log(pipeline.event_log(paths))
-    if report.intact:
-        note = f" ({len(report.unsealed)} segment(s) still open)" if report.unsealed else ""
-        out.print(f"log intact: {report.segments} segments, {report.events} events{note}")
-        return
-    for problem in report.problems:
-        console.print(f"[red]{escape(str(problem))}[/red]")
-    raise typer.Exit(1)
 
 
 @app.command()
@@ -485,6 +493,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
+    from warehouse.log import RunLocked
 
     return (
         UserError,
@@ -500,6 +509,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         DracoRunAborted,
         JudgePreflightError,
         DracoPreflightFailed,
+        RunLocked,
+        LogVerificationFailed,
     )
 
 
@@ -509,6 +520,9 @@ def cli_command():
 
 
 def main() -> None:
+    from warehouse.scrub import scrub_console
+
+    scrub_console()  # nothing this process prints can show a configured secret
     errors = _user_errors()
     try:
         cli_command()(prog_name="bench")
@@ -519,6 +533,14 @@ def main() -> None:
         hint = offline_hint(exc, sys.argv[1:])
         if hint:
             console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False)
+        sys.exit(2)
+    except Exception as exc:
+        from bench.errors import explain
+
+        message = explain(exc)
+        if message is None:
+            raise
+        console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
         sys.exit(2)
 
 

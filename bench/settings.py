@@ -35,6 +35,14 @@ def extraction_weight_names(project_dir: Path = DBT_PROJECT_DIR) -> tuple[str, .
 WEIGHT_KEYS = extraction_weight_names()
 
 
+def default_scoring_vars() -> dict[str, Any]:
+    """The vars dbt_project.yml declares: what a build uses when nothing overrides them."""
+    import yaml
+
+    document = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    return dict(document.get("vars") or {})
+
+
 def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
     if not paths.scoring_file.exists():
         return {}
@@ -125,4 +133,8 @@ STREAMLIT_FLAGS = (
     "--runner.magicEnabled=false",
     "--client.showErrorDetails=type",
     "--client.toolbarMode=viewer",
+    # DNS rebinding: only the loopback names may reach the app
+    "--server.allowedHosts=localhost",
+    "--server.allowedHosts=127.0.0.1",
+    "--server.allowedHosts=[::1]",
 )

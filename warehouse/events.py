@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from warehouse.canonical import canonical_sha256
+from warehouse.canonical import canonical_json, sha256_hex
 from warehouse.ids import event_id_for
 
 
@@ -438,6 +438,12 @@ class RubricTaskRegistered(Payload):
     criteria_count: int = Field(ge=1)
 
 
+# Rubric weights are small integers upstream (DRACO's lie in -500..20). The bound keeps every sum
+# and product the scoring models compute far inside a 64-bit integer, so one absurd weight
+# (2^62, say) is an error at collection instead of an overflow in every later build.
+MAX_RUBRIC_WEIGHT = 10_000
+
+
 class RubricCriterionRegistered(Payload):
     """One rubric criterion: every criterion is a row in the warehouse."""
 
@@ -450,7 +456,7 @@ class RubricCriterionRegistered(Payload):
     axis: str  # the rubric section id, e.g. factual-accuracy
     axis_title: str
     position: int = Field(ge=0)  # order in the flat list of criteria
-    weight: int  # negative = penalty; never 0 upstream
+    weight: int = Field(ge=-MAX_RUBRIC_WEIGHT, le=MAX_RUBRIC_WEIGHT)  # negative = penalty; never 0
     requirement: str
 
 
@@ -636,6 +642,17 @@ class Envelope(Frozen):
     payload: dict[str, Any]
     content_sha256: str
     prev_sha256: str = ""  # set by the log writer: the hash chain within a segment
+    # The canonical JSON `content_sha256` was computed over, kept by `make_event` so the log
+    # writer builds the line without serialising the event a second time.
+    _hashed_json: str | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # The fields are the event; the cached JSON is not (pydantic compares private attrs).
+        if not isinstance(other, Envelope):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # the payload is a dict: an envelope was never hashable
 
     def hashed_content(self) -> dict[str, Any]:
         return hashed_content(self.model_dump())
@@ -665,7 +682,10 @@ def make_event(
         "producer": producer.model_dump(),
         "payload": payload.model_dump(mode="json"),
     }
-    return Envelope(**body, content_sha256=canonical_sha256(body))
+    text = canonical_json(body)
+    envelope = Envelope(**body, content_sha256=sha256_hex(text))
+    envelope._hashed_json = text
+    return envelope
 
 
 def parse_payload(event_type: str, payload: dict[str, Any]) -> Payload:

@@ -123,6 +123,31 @@ select
 _PUBLISHED_AT_SQL = "select max(published_at)::varchar as published_at from main._publish"
 
 
+_LOG_VERIFICATION_SQL = """
+select metadata->'log_verification' as verification from main._publish
+order by published_at desc limit 1
+"""
+
+
+def log_verification_warning() -> str | None:
+    """A banner when the snapshot was published from a log that failed verification."""
+    try:
+        rows = _query(_LOG_VERIFICATION_SQL)
+    except (SnapshotUnavailable, duckdb.Error):
+        return None
+    if rows.empty or rows.iloc[0]["verification"] is None:
+        return None
+    verification = json.loads(rows.iloc[0]["verification"])
+    if verification.get("status") != "failed":
+        return None
+    aside = ", ".join(verification.get("segments_set_aside") or []) or "none"
+    return (
+        f"The event log failed verification ({verification.get('problems')} problem(s), checked "
+        f"{verification.get('checked_at')}). Segments set aside, not shown: {aside}. "
+        "Run `bench verify` to see why; `bench verify --accept REASON` records an acceptance."
+    )
+
+
 def snapshot_status() -> SnapshotStatus:
     """Whether there is anything to show; never raises."""
     path = serve_db_path()

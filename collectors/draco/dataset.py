@@ -32,6 +32,7 @@ from collectors.draco.model import Criterion, RubricTask, RubricTaskSet
 from collectors.pinned import PinError
 from warehouse.canonical import sha256_hex
 from warehouse.events import (
+    MAX_RUBRIC_WEIGHT,
     DatasetRef,
     Payload,
     RubricCriterionRegistered,
@@ -310,6 +311,12 @@ def _parse_task(row: _Row, record: Any, *, position: int) -> RubricTask:
             # bool is an int in Python; a weight of 0 would be a criterion that cannot count.
             if isinstance(weight, bool) or not isinstance(weight, int) or weight == 0:
                 raise row.error(f"{at}weight", f"expected a non-zero integer, got {_kind(weight)}")
+            if abs(weight) > MAX_RUBRIC_WEIGHT:
+                raise row.error(
+                    f"{at}weight",
+                    f"expected a weight within ±{MAX_RUBRIC_WEIGHT} (DRACO's own lie in -500..20), "
+                    f"got {weight}",
+                )
             criteria.append(
                 Criterion(
                     criterion_id=criterion_id,

@@ -91,6 +91,15 @@ def _without_comments(text: str) -> tuple[str, int]:
 def _csv_records(text: str, path: Path):
     text, offset = _without_comments(text)
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        yield from _dict_records(reader, path)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        raise DatasetError(
+            f"{path}: line {reader.line_num + 1}: not a CSV record ({exc})"
+        ) from None
+
+
+def _dict_records(reader: csv.DictReader, path: Path):
     header = reader.fieldnames or []
     if header == simpleqa.HEADER:
         raise DatasetError(
