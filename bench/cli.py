@@ -22,10 +22,8 @@ from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
-    default_scoring_vars,
     load_scoring_vars,
     parse_draco_weights,
-    parse_weights,
     save_scoring_vars,
     shared_data_dir,
 )
@@ -249,18 +247,29 @@ def ingest(
 
 
 @app.command()
-def build(home: HomeOption = None) -> None:
+def build(
+    with_unit_tests: Annotated[
+        bool, typer.Option(help="Also run every dbt unit test (what `bench test` runs).")
+    ] = False,
+    home: HomeOption = None,
+) -> None:
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
     paths = _paths(home)
-    with _progress() as progress:
-        task = progress.add_task("dbt build", total=None)
-        pipeline.build(
-            paths,
-            on_progress=lambda i, n, node: progress.update(
-                task, completed=i, total=n, description=f"dbt build: {node}"
-            ),
-        )
-    console.print("dbt build passed")
+    with console.status("dbt build"):
+        pipeline.build(paths, with_unit_tests=with_unit_tests)
+    console.print("dbt build passed" + (" with every unit test" if with_unit_tests else ""))
+
+
+@app.command("test")
+def test_cmd(home: HomeOption = None) -> None:
+    """Run every dbt unit test (one per scoring rule) against the built warehouse."""
+    from bench.dbt_build import dbt_unit_tests
+
+    paths = _paths(home)
+    with console.status("dbt unit tests"):
+        output = dbt_unit_tests(paths)
+    summary = [line for line in output.splitlines() if "Done." in line or "PASS=" in line]
+    console.print(summary[-1].strip() if summary else "dbt unit tests passed")
 
 
 @app.command()
@@ -312,19 +321,21 @@ def rescore(
     home: HomeOption = None,
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
+    from bench import rescore as rescoring
+    from bench.dbt_build import rescore_selection
+
     paths = _paths(home)
-    scoring = {} if reset else load_scoring_vars(paths)
+    active = load_scoring_vars(paths)
+    scoring = {} if reset else dict(active)
     if weights:
-        # Weights not named keep their current value (the project default on a fresh home).
-        current = scoring.get("extraction_weights") or default_scoring_vars()["extraction_weights"]
-        merged = {**current, **parse_weights(weights)}
-        scoring["extraction_weights"] = merged
+        scoring["extraction_weights"] = rescoring.parse_weights(weights)  # replaces the set
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold
     if draco_penalty_floor is not None:
         scoring["draco_penalty_floor"] = draco_penalty_floor
     if draco_weights is not None:
-        scoring["draco_weight_override_rows"] = parse_draco_weights(draco_weights)
+        rows = parse_draco_weights(draco_weights)
+        scoring["draco_weight_override_rows"] = rows
     if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
         save_scoring_vars(paths, scoring)
         console.print(
@@ -332,12 +343,22 @@ def rescore(
             "so every later build (bench run …, bench demo) scores with them"
         )
         return
-    with console.status("dbt build with the new scoring vars"):
-        pipeline.build(paths, scoring_vars=scoring)
+    if draco_weights is not None:
+        rescoring.check_draco_overrides(scoring["draco_weight_override_rows"], paths.warehouse_db)
+    changed = rescoring.changed_vars(active, scoring)
+    before = rescoring.leaderboard_scores(paths.warehouse_db)
+    with console.status(f"dbt build of what {', '.join(changed) or 'nothing'} feeds"):
+        if changed:
+            selection = rescore_selection(paths, changed)
+            pipeline.build(paths, scoring_vars=scoring, select=selection)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
         pipeline.publish(paths)
+    after = rescoring.leaderboard_scores(paths.warehouse_db)
+    for table in rescoring.before_after_tables(before, after):
+        out.print(table)
+    summary = ", ".join(f"{name}={scoring.get(name, 'default')}" for name in changed)
     console.print(
-        f"rescored with {scoring or 'the default scoring vars'}; published {paths.serve_db}"
+        f"rescored ({summary or 'no var changed'}); published {paths.serve_db}", highlight=False
     )
 
 

@@ -25,6 +25,9 @@ def dbt_env(paths: BenchPaths, warehouse_db: Path | None = None) -> dict[str, st
         DBT_TARGET_PATH=str(paths.dbt_dir / "target"),
         DBT_LOG_PATH=str(paths.dbt_dir / "logs"),
         DBT_PROFILES_DIR=str(DBT_PROJECT_DIR),
+        # DuckDB spills here past its memory limit (profiles.yml), beside the warehouse.
+        BENCH_DBT_TEMP_DIR=str(paths.dbt_dir / "duckdb_tmp"),
+        BENCH_DBT_MODULE_PATH=str(DBT_PROJECT_DIR / "python"),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         DBT_USE_COLORS="false",  # errors are re-printed by bench; escape codes would garble them
     )

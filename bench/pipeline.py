@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.dbt_runner import NodeProgress, run_dbt
+from bench.dbt_build import dbt_build, fingerprint_file
+from bench.dbt_runner import NodeProgress
 from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
 from warehouse.log import EventLog
@@ -67,15 +68,19 @@ def build(
     *,
     warehouse_db: Path | None = None,
     scoring_vars: dict[str, Any] | None = None,
+    select: list[str] | None = None,
+    with_unit_tests: bool = False,
     on_progress: NodeProgress | None = None,
 ) -> None:
-    """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`."""
+    """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`;
+    incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py)."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
-    run_dbt(
+    dbt_build(
         paths,
-        ["build"],
-        dbt_vars=dbt_vars or None,
         warehouse_db=warehouse_db,
+        dbt_vars=dbt_vars,
+        select=select,
+        with_unit_tests=with_unit_tests,
         on_progress=on_progress,
     )
 
@@ -152,6 +157,8 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
         ):
             stale.unlink(missing_ok=True)
         fresh_db.replace(paths.warehouse_db)
+        if fingerprint_file(fresh_db).exists():
+            fingerprint_file(fresh_db).replace(fingerprint_file(paths.warehouse_db))
         shutil.rmtree(paths.dlt_dir, ignore_errors=True)
         fresh_dlt.replace(paths.dlt_dir)
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -22,17 +23,8 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data").resolve()
 
 
-def extraction_weight_names(project_dir: Path = DBT_PROJECT_DIR) -> tuple[str, ...]:
-    """The extraction composite's weight names: the keys of var `extraction_weights` in
-    dbt_project.yml, the one place they are listed (the dbt models read the same var)."""
-    import yaml
-
-    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
-    return tuple(project["vars"]["extraction_weights"])
-
-
-# Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml.
-WEIGHT_KEYS = extraction_weight_names()
+# Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml,
+# validation in bench/rescore.py.
 
 
 def default_scoring_vars() -> dict[str, Any]:
@@ -56,27 +48,6 @@ def save_scoring_vars(paths: BenchPaths, scoring: dict[str, Any]) -> None:
     tmp = paths.scoring_file.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(scoring, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, paths.scoring_file)
-
-
-def parse_weights(spec: str) -> dict[str, float]:
-    """`completeness=0.5,success=0.2` -> dict; unknown names and non-numbers are errors."""
-    weights: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or name not in WEIGHT_KEYS:
-            raise ValueError(
-                f"--weights: {part!r}: expected NAME=NUMBER with NAME in {', '.join(WEIGHT_KEYS)}"
-            )
-        try:
-            weights[name] = float(value)
-        except ValueError:
-            raise ValueError(f"--weights: {part!r}: {value!r} is not a number") from None
-        if weights[name] < 0:
-            raise ValueError(f"--weights: {part!r}: weights must be >= 0")
-    if not weights:
-        raise ValueError("--weights: give at least one NAME=NUMBER")
-    return weights
 
 
 DRACO_WEIGHT_COLUMNS = ("item_id", "criterion_id", "weight")
@@ -111,6 +82,8 @@ def parse_draco_weights(path: Path) -> list[dict[str, Any]]:
             raise ValueError(
                 f"{path}: line {line}: field weight {record.get('weight')!r} is not a number"
             ) from None
+        if not math.isfinite(weight):
+            raise ValueError(f"{path}: line {line}: field weight {weight} is not a finite number")
         if (item_id, criterion_id) in seen:
             raise ValueError(f"{path}: line {line}: {item_id}/{criterion_id} is given twice")
         seen.add((item_id, criterion_id))

@@ -11,6 +11,15 @@
 -- met_recorded is the event's own met, kept for audit; met_overridden = the two differ (a
 -- collector that wrote the wrong met is visible, and cannot bias the score up).
 -- flagged = the sample is unparsed or failed.
+-- Incremental by ingest batch (macros/incremental_events.sql): only the samples with a verdict
+-- in a new batch are resolved again, from every judge attempt of those samples.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key=['run_id', 'lane', 'item_id', 'attempt', 'judge_id', 'criterion_id', 'sample'],
+) }}
+{%- set sample_key = ['run_id', 'lane', 'item_id', 'attempt', 'judge_id', 'criterion_id', 'sample'] %}
+
 with
 
 runs as (
@@ -24,6 +33,16 @@ verdicts as (
     select verdicts.*
     from {{ ref('stg_events__judge_verdict') }} as verdicts
     inner join runs on verdicts.run_id = runs.run_id
+    {%- if is_incremental() %}
+    semi join (
+        select distinct {{ sample_key | join(', ') }}
+        from {{ ref('stg_events__judge_verdict') }}
+        where true {{ only_new_loads() }}
+    ) as touched on
+        {%- for column in sample_key %}
+        {{ 'and ' if not loop.first }}verdicts.{{ column }} = touched.{{ column }}
+        {%- endfor %}
+    {%- endif %}
 
 ),
 
@@ -38,7 +57,10 @@ resolved as (
         end as met,
         count(*) over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
-        ) as n_judge_attempts
+        ) as n_judge_attempts,
+        max(_load_id) over (
+            partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
+        ) as last_load_id
     from verdicts
     qualify row_number() over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
@@ -71,7 +93,8 @@ final as (
         error_class,
         source_event_id,
         llm_model,
-        verdict_event_id
+        verdict_event_id,
+        last_load_id as _load_id
     from resolved
 
 )

@@ -4,7 +4,7 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'rubric_criterion_registered'
+    where event_type = 'rubric_criterion_registered'{{ only_new_loads() }}
         -- Defensive: a weight outside the collectors' bound (warehouse/events.py
         -- MAX_RUBRIC_WEIGHT; an event written before the bound existed) would overflow every
         -- sum downstream. Only its own row is left out, loudly: the data test
@@ -17,6 +17,7 @@ source as (
 renamed as (
 
     select
+        _load_id,
         event_id as criterion_event_id,
         run_id,
         occurred_at,
