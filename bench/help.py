@@ -54,6 +54,7 @@ EXAMPLES: dict[str, list[str]] = {
     "rejudge": ["bench rejudge RUN_ID --judge offline --samples 1"],
     "ingest": ["bench ingest", "bench ingest --full"],
     "build": ["bench build"],
+    "test": ["bench test"],
     "publish": ["bench publish"],
     "rebuild": ["bench rebuild"],
     "rescore": [
