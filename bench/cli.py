@@ -13,14 +13,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
+from bench import init_cli, pipeline, run_report, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.help import MAIN_EPILOG, VersionOption, add_examples
 from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
-    REPO_ROOT,
+    STREAMLIT_FLAGS,
     load_scoring_vars,
     parse_draco_weights,
     save_scoring_vars,
@@ -31,9 +32,11 @@ from warehouse.paths import BenchPaths
 
 app = typer.Typer(
     help=__doc__,
+    epilog=MAIN_EPILOG,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 run_app = typer.Typer(
     help="Run a benchmark: collect raw outputs as events, then load, score and publish."
@@ -41,6 +44,12 @@ run_app = typer.Typer(
 import_app = typer.Typer(help="Import third-party outputs as events, scored by the same models.")
 app.add_typer(run_app, name="run")
 app.add_typer(import_app, name="import")
+
+
+@app.callback()
+def _root(version: VersionOption = False) -> None:
+    """`bench`: run benchmarks, load and score their events, publish and serve the results."""
+
 
 console = Console(stderr=True)
 out = Console()
@@ -65,13 +74,9 @@ def _progress() -> Progress:
     )
 
 
-def _refresh(paths: BenchPaths) -> None:
-    with console.status("loading events (dlt), building marts (dbt), publishing"):
-        result = pipeline.refresh(paths)
-    console.print(
-        f"loaded {result.loaded_events} new events, quarantined {result.quarantined}; "
-        f"published {paths.serve_db}"
-    )
+def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
+    """Load, build (with dbt progress), publish; then the runs' headline figures."""
+    run_report.refresh_and_report(paths, console, run_ids)
 
 
 # --- run -------------------------------------------------------------------------------------
@@ -113,14 +118,14 @@ def run_extraction_cmd(
         summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit, _progress)
         _print_run_summary(summary)
         if score:
-            _refresh(paths)
+            _refresh(paths, [summary.run_id])
         return
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
     summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 def _engine_names(spec: str | None, registry: dict) -> list[str]:
@@ -162,6 +167,8 @@ def _register_qa() -> None:
 
 
 _register_qa()
+sql_cli.register(app, _paths)
+init_cli.register(app)
 
 
 def _register_trust() -> None:
@@ -207,7 +214,7 @@ def import_predictions_cmd(
     )
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 # --- load, score, publish -----------------------------------------------------------------
@@ -414,6 +421,7 @@ def app_cmd(
 ) -> None:
     """Serve the Streamlit app on 127.0.0.1 over the published snapshot."""
     paths = _paths(home)
+    _check_port_free(port)
     env = {**os.environ, "BENCH_HOME": str(paths.home)}
     command = [
         sys.executable,
@@ -425,17 +433,26 @@ def app_cmd(
         "127.0.0.1",
         "--server.port",
         str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
+        *STREAMLIT_FLAGS,
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
     sys.stdout.flush()
     # Become the server (exec): signals sent to `bench app` reach streamlit, nothing is orphaned.
-    # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
-    os.chdir(REPO_ROOT)
     os.execve(command[0], command, env)
+
+
+def _check_port_free(port: int) -> None:
+    """Fail before printing a URL that would not answer (streamlit would only fail later)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise UserError(
+                f"port {port} on 127.0.0.1 is already in use (another `bench app`?); "
+                f"choose another with --port, e.g. --port {port + 1}"
+            ) from None
 
 
 @app.command()
@@ -454,6 +471,8 @@ def demo(
     from collectors.extraction.engines import ENGINES, REFERENCE_ENGINES
 
     paths = _paths(home)
+    if serve:
+        _check_port_free(port)  # before minutes of work, not after
     jobs = [("demo", sorted(ENGINES))]
     if reference and (shared_data_dir() / ARTICLE_BENCHMARK).exists():
         jobs.append((ARTICLE_BENCHMARK, sorted(REFERENCE_ENGINES)))
@@ -474,7 +493,8 @@ def demo(
     from bench import live_extraction_cli
 
     ran.append(live_extraction_cli.run_demo(paths, _progress))
-    _refresh(paths)
+    run_report.refresh(paths, console)
+    run_report.print_headlines(paths, None, console)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
     if serve:
         app_cmd(port=port, home=paths.home)
@@ -510,6 +530,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ExportError,
         ValueError,
         FileNotFoundError,
+        FileExistsError,
         DbtError,
         EngineUnavailable,
         MissingApiKey,
@@ -523,15 +544,25 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def cli_command():
+    """The click command `main` runs: every registered command, with its examples attached."""
+    return add_examples(typer.main.get_command(app))
+
+
 def main() -> None:
     from warehouse.scrub import scrub_console
 
     scrub_console()  # nothing this process prints can show a configured secret
     errors = _user_errors()
     try:
-        app()
+        cli_command()(prog_name="bench")
     except errors as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        from bench.hints import offline_hint
+
+        hint = offline_hint(exc, sys.argv[1:])
+        if hint:
+            console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False)
         sys.exit(2)
     except Exception as exc:
         from bench.errors import explain

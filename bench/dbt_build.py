@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench.dbt_runner import DbtError, run_dbt
+from bench.dbt_runner import DbtError, NodeProgress, run_dbt
 from bench.settings import DBT_PROJECT_DIR
 from warehouse.paths import BenchPaths
 
@@ -79,6 +79,7 @@ def dbt_build(
     dbt_vars: dict[str, Any] | None = None,
     select: Iterable[str] | None = None,
     with_unit_tests: bool = False,
+    on_progress: NodeProgress | None = None,
 ) -> None:
     """`dbt build`: full refresh when the project changed, unit tests only when asked."""
     db = warehouse_db or paths.warehouse_db
@@ -92,7 +93,7 @@ def dbt_build(
     full = _needs_full_refresh(db, fingerprint)
     if full:
         command.append("--full-refresh")
-    run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db)
+    run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)
     if full and not selected:  # a partial build leaves the other models as they were
         fingerprint_file(db).write_text(fingerprint + "\n", encoding="utf-8")
     elif full:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.dbt_build import dbt_build, fingerprint_file
+from bench.dbt_runner import NodeProgress
 from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
 from warehouse.log import EventLog
@@ -69,6 +70,7 @@ def build(
     scoring_vars: dict[str, Any] | None = None,
     select: list[str] | None = None,
     with_unit_tests: bool = False,
+    on_progress: NodeProgress | None = None,
 ) -> None:
     """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`;
     incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py)."""
@@ -79,6 +81,7 @@ def build(
         dbt_vars=dbt_vars,
         select=select,
         with_unit_tests=with_unit_tests,
+        on_progress=on_progress,
     )
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 from warehouse.paths import BenchPaths
 
+# The checkout, or site-packages for an installed package: pyproject ships dbt_project/ and app/
+# beside bench/ as package data, so the same relative layout holds in both.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
 APP_ENTRYPOINT = REPO_ROOT / "app" / "streamlit_app.py"
@@ -94,3 +96,18 @@ def parse_draco_weights(path: Path) -> list[dict[str, Any]]:
     if not rows:
         raise ValueError(f"{path}: no override rows")
     return rows
+
+
+# .streamlit/config.toml as flags: `bench app` must behave the same from any directory and from
+# an installed package, where no config file sits in the working directory.
+STREAMLIT_FLAGS = (
+    "--server.headless=true",
+    "--browser.gatherUsageStats=false",
+    "--runner.magicEnabled=false",
+    "--client.showErrorDetails=type",
+    "--client.toolbarMode=viewer",
+    # DNS rebinding: only the loopback names may reach the app
+    "--server.allowedHosts=localhost",
+    "--server.allowedHosts=127.0.0.1",
+    "--server.allowedHosts=[::1]",
+)

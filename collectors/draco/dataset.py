@@ -244,7 +244,7 @@ def _kind(value: Any) -> str:
 
 
 def parse_rubric_jsonl(data: bytes, source: Path | str) -> tuple[RubricTask, ...]:
-    """Every row of a rubric JSONL file, in file order; blank lines are skipped."""
+    """Every row of a rubric JSONL file, in file order; blank and `#` comment lines are skipped."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -252,8 +252,8 @@ def parse_rubric_jsonl(data: bytes, source: Path | str) -> tuple[RubricTask, ...
     tasks: list[RubricTask] = []
     first_line: dict[str, int] = {}
     for line_number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # blank, or a comment (bench init's template explains the fields)
         row = _Row(source, line_number)
         try:
             record = json.loads(line)

@@ -7,7 +7,8 @@ A question set is a CSV (header row) or JSONL file (one object per line) with
     gold_urls     optional: a list of strings (JSONL) or URLs separated by newlines/spaces
     topic         optional text (or `vertical`: the vertical benchmark's question set)
 
-Anything else is refused with the file, line and field named, before any event is written.
+Lines starting with `#` are comments. Anything else is refused with the file, line and field
+named, before any event is written.
 The set is pinned like a dataset: its `DatasetRef` carries the sha256 of the file's bytes, so
 an edited file is a different dataset (and a different run).
 """
@@ -76,7 +77,19 @@ def load_question_set(path: Path) -> QaDataset:
     )
 
 
+def _without_comments(text: str) -> tuple[str, int]:
+    """Lines starting with `#` become blank (line numbers in errors stay the file's own); the
+    leading comment block is dropped so the header is the first line csv sees. Returns the text
+    and how many lines were dropped."""
+    lines = ["" if line.lstrip().startswith("#") else line for line in text.split("\n")]
+    skipped = 0
+    while skipped < len(lines) and not lines[skipped].strip():
+        skipped += 1
+    return "\n".join(lines[skipped:]), skipped
+
+
 def _csv_records(text: str, path: Path):
+    text, offset = _without_comments(text)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         yield from _dict_records(reader, path)
@@ -94,24 +107,24 @@ def _dict_records(reader: csv.DictReader, path: Path):
             f"file must be converted to {', '.join(REQUIRED_FIELDS)} (it is not the pinned "
             "upstream file, so it cannot run as simpleqa)"
         )
-    _check_fields(header, path, 1)
+    _check_fields(header, path, 1 + offset)
     start = 2
     for row in reader:
         if None in row:
             raise DatasetError(
-                f"{path}: line {start}: more values than the {len(header)} header columns"
+                f"{path}: line {start + offset}: more values than the {len(header)} header columns"
             )
         if all(not (value or "").strip() for value in row.values()):
             start = reader.line_num + 1
             continue  # a blank line
-        yield start, {key: value for key, value in row.items() if value is not None}
+        yield start + offset, {key: value for key, value in row.items() if value is not None}
         start = reader.line_num + 1
 
 
 def _jsonl_records(text: str, path: Path):
     for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # blank, or a comment (bench init's templates explain the fields)
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
