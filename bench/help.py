@@ -47,6 +47,22 @@ EXAMPLES: dict[str, list[str]] = {
     "plan extraction": ["bench plan extraction --urls urls.csv"],
     "plan draco": ["bench plan draco --list-systems", "bench plan draco --samples 3 --json"],
     "import": ["bench import extraction-predictions preds.json --system mine --version 1"],
+    "import draco-results": [
+        "bench import draco-results exa_deep_reasoning.eval.json --format valyu --system exa",
+        "bench import draco-results results.csv --format csv --system mine --judge-label gpt-5",
+    ],
+    "import qa-results": [
+        "bench import qa-results dataset_simpleqa_raw_results_exa.csv --format nimble --lane exa",
+        "bench import qa-results grades.csv --format csv --lane mine --grader-label gpt-4.1",
+    ],
+    "import corrections": ["bench import corrections corrections.csv"],
+    "exclude": [
+        'bench exclude ITEM_ID --benchmark draco --reason "rubric criterion is wrong"',
+        'bench exclude ITEM_ID --benchmark qa --reason "gold answer fixed" --reinstate',
+    ],
+    "supersede-verdict": [
+        'bench supersede-verdict EVENT_ID --verdict MET --reason "judge misread the report"',
+    ],
     "import extraction-predictions": [
         "bench import extraction-predictions preds.json --system mine --version 1"
     ],
