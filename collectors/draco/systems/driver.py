@@ -9,7 +9,8 @@ the rest the same way for all of them:
   `research:result:<n>` while a result endpoint answers "not yet", e.g. Nimble's 409);
 - polls tolerate transient failures: a failed poll call is recorded and polling goes on, up to
   `max_poll_failures` in a row; the submit call has the patient retry policy of [N-DR];
-- 401/402/403 anywhere: the failed call is appended, then `LaneAborted` propagates, except a
+- 401/402/403 anywhere (and a vendor's own lane-abort statuses, `CallPolicy.
+  extra_abort_statuses`, e.g. Tavily's 432/433): the failed call is appended, then `LaneAborted` propagates, except a
   401/403 on a status poll of a vendor whose status endpoint is known to answer those
   transiently (`VendorApi.poll_auth_retries`, Valyu): those count as failed polls, bounded;
 - the terminal `ResearchCompleted` / `ResearchFailed` is returned, not appended (the runner
@@ -184,6 +185,9 @@ PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 # transient fault does not abort the run (#14); a refused key is never retried.
 PREFLIGHT_ATTEMPTS = 3
 NOT_CHECKED = "not checked: any call starts a paid run"
+# The refusals a status poll may answer transiently (`VendorApi.poll_auth_retries`); any other
+# lane-abort status (402 credit, a vendor's plan limit such as Tavily's 432/433) stops at once.
+TRANSIENT_POLL_AUTH_STATUSES = frozenset({401, 403})
 
 
 class _Failed(Exception):
@@ -466,7 +470,7 @@ class _Attempt:
                 auth_in_a_row += 1
                 failures_in_a_row += 1  # recorded by _call; a transient refusal of one poll
                 if (
-                    aborted.payload.status_code == 402
+                    aborted.payload.status_code not in TRANSIENT_POLL_AUTH_STATUSES
                     or auth_in_a_row > api.poll_auth_retries
                     or failures_in_a_row >= schedule.max_consecutive_failures
                 ):
