@@ -18,7 +18,7 @@ import json
 import warnings
 from importlib import metadata
 from typing import Any, get_args
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -33,6 +33,7 @@ from collectors.draco.systems import (
     valyu,
     youcom,
 )
+from collectors.draco.systems.driver import PREFLIGHT_RUN_ID
 from collectors.draco.systems.sdk_checks import CHECKED_ON
 from collectors.testing.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 from tests.draco.sdk_samples import field_names, sample, wire
@@ -123,20 +124,21 @@ def test_gemini_request_and_fake_against_the_sdk(fake):
     created = client.interactions.create(agent=api.agent, input=INSTRUCTION, background=True)
     done = client.interactions.get(created.id)
     assert done.status == "completed" and done.output_text == DEFAULT_REPORT  # (c)
-    assert models_list_ok(client)
+    models = list(client.models.list(config={"page_size": 1}))
+    assert [m.name for m in models], "the SDK read no model from the fake's models list"
 
     ours = api.submit(f"{fake.base_url}/gemini", KEY, INSTRUCTION)
-    sdk_submit, sdk_get, _models = fake.requests_for("gemini")
+    sdk_submit, sdk_get, sdk_models = fake.requests_for("gemini")
+    # Our preflight probe is the SDK's own models-list request: method, path, query, auth.
+    probe = api.preflight_probe(f"{fake.base_url}/gemini", KEY).request
+    assert_same_request(probe, sdk_models, "x-goog-api-key")
+    assert parse_qs(urlsplit(probe.url).query) == parse_qs(sdk_models.query)
     assert_same_request(ours, sdk_submit, "x-goog-api-key")  # (a)
     CreateAgentInteraction.model_validate(ours.json_body)
     assert sdk_get.path == f"/gemini{gemini.INTERACTIONS_PATH}/{created.id}"
     assert api.poll("http://h", KEY, api.read_submit(created.model_dump(mode="json"))).url == (
         f"http://h{gemini.INTERACTIONS_PATH}/{created.id}"
     )
-
-
-def models_list_ok(client) -> bool:
-    return list(client.models.list(config={"page_size": 1})) is not None
 
 
 def _gemini_text_item(text: str, cited: list[tuple[str, str]]) -> dict[str, Any]:
@@ -563,6 +565,20 @@ def test_youcom_request_and_fake_against_the_sdk(fake):
     # The SDK sends its default `background: false` (synchronous), which is what we want.
     assert_same_request(ours, sdk_research, "x-api-key", sdk_extra=frozenset({"background"}))
     assert body_of(sdk_research)["background"] is False
+
+
+def test_youcom_preflight_probe_is_the_sdks_task_status_call(fake):
+    # The probe polls a task id that cannot exist: the SDK's own `get_research_task`, whose
+    # documented 404 is "task not found", sends exactly our request and reads the fake's 404.
+    from youdotcom import You, errors
+
+    client = You(api_key_auth=KEY, server_url=f"{fake.base_url}/youcom")
+    with pytest.raises(errors.GetResearchTaskNotFoundError):
+        client.get_research_task(task_id=PREFLIGHT_RUN_ID)
+    (sdk_status,) = fake.requests_for("youcom")
+    probe = youcom.YouResearchApi().preflight_probe(f"{fake.base_url}/youcom", KEY)
+    assert_same_request(probe.request, sdk_status, "x-api-key")
+    assert probe.ok_statuses == {404} and not probe.proves_key
 
 
 def test_youcom_parser_reads_a_full_sdk_response():
