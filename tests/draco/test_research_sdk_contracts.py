@@ -80,6 +80,15 @@ def assert_same_request(ours, sdk_sent, auth: str, sdk_extra: frozenset[str] = f
     assert set(sent) - set(ours_body) <= set(sdk_extra), set(sent) - set(ours_body)
 
 
+def typed_dict_check(params: type, body: dict[str, Any]) -> None:
+    """Our body against the SDK's request TypedDict: no field it does not define, and every
+    value of the type (Literal values, nesting) the SDK declares, strictly."""
+    from pydantic import TypeAdapter
+
+    assert set(body) <= set(params.__annotations__), set(body) - set(params.__annotations__)
+    TypeAdapter(params).validate_python(body, strict=True)
+
+
 # --- versions ------------------------------------------------------------------------------
 
 
@@ -234,7 +243,7 @@ def test_nimble_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/nimble", KEY, INSTRUCTION)
     sdk_run, sdk_get, sdk_result, sdk_list = fake.requests_for("nimble")
     assert_same_request(ours, sdk_run, "authorization")  # (a)
-    assert set(ours.json_body) <= set(AgentRunParams.__annotations__)
+    typed_dict_check(AgentRunParams, ours.json_body)
     state = api.read_submit(run.model_dump(mode="json"))
     assert state.run_id == run.id and state.ids[nimble.AGENT_ID] == run.web_search_agent_id
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/nimble")
@@ -493,7 +502,7 @@ def test_parallel_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/parallel", KEY, INSTRUCTION)
     sdk_create, sdk_get, sdk_result = fake.requests_for("parallel")
     assert_same_request(ours, sdk_create, "x-api-key")  # (a)
-    assert set(ours.json_body) <= set(task_run_create_params.TaskRunCreateParams.__annotations__)
+    typed_dict_check(task_run_create_params.TaskRunCreateParams, ours.json_body)
     state = api.read_submit(run.model_dump(mode="json"))
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/parallel")
     assert api.result("", KEY, state).url == sdk_result.path.removeprefix("/parallel")
@@ -616,9 +625,7 @@ def test_openai_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/openai", KEY, INSTRUCTION)
     sdk_create, sdk_get, sdk_model = fake.requests_for("openai")
     assert_same_request(ours, sdk_create, "authorization")  # (a)
-    assert set(ours.json_body) <= set(
-        response_create_params.ResponseCreateParamsBase.__annotations__
-    )
+    typed_dict_check(response_create_params.ResponseCreateParamsBase, ours.json_body)
     state = api.read_submit(created.model_dump(mode="json"))
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/openai")
     assert api.preflight_probe("", KEY).request.url == sdk_model.path.removeprefix("/openai")
