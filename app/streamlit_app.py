@@ -11,13 +11,18 @@ import streamlit as st
 st.set_page_config(page_title="Bench warehouse", layout="wide")
 
 PAGES = [
-    st.Page("app_pages/overview.py", title="Overview", url_path="overview", default=True),
+    # The default page is served at "/" whatever its url_path, so "/overview" (what the menu's
+    # title suggests, and what links use) gets a hidden alias of the same script.
+    st.Page("app_pages/overview.py", title="Overview", url_path="home", default=True),
+    st.Page("app_pages/overview.py", title="Overview", url_path="overview", visibility="hidden"),
     st.Page(
         "app_pages/extraction_leaderboard.py",
         title="Extraction leaderboard",
         url_path="extraction_leaderboard",
     ),
-    st.Page("app_pages/live_extraction.py", title="Live-URL extraction", url_path="live_extraction"),
+    st.Page(
+        "app_pages/live_extraction.py", title="Live-URL extraction", url_path="live_extraction"
+    ),
     st.Page("app_pages/runs.py", title="Runs", url_path="runs"),
     st.Page("app_pages/item_lineage.py", title="Item lineage", url_path="item_lineage"),
     st.Page("app_pages/qa_leaderboard.py", title="QA leaderboard", url_path="qa_leaderboard"),
@@ -34,5 +39,10 @@ PAGES = [
     ),
     st.Page("app_pages/draco_lineage.py", title="Deep research lineage", url_path="draco_lineage"),
 ]
+
+from app.data import log_verification_warning  # noqa: E402 - after set_page_config
+
+if warning := log_verification_warning():
+    st.error(warning, icon="⚠️")
 
 st.navigation(PAGES).run()

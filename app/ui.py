@@ -303,3 +303,17 @@ def judge_banner(judge: Any) -> None:
             "not comparable with upstream DRACO figures or with any other judge regime."
         )
     st.text(judge_regime_text(judge))
+
+
+# Human names of the extraction composite's weights (w_<name> columns); a name the snapshot has
+# and this map lacks is shown as is.
+EXTRACTION_WEIGHT_LABELS = {
+    "completeness": "Completeness",
+    "success": "Useful success",
+    "f1": "Token F1",
+    "latency": "Latency score",
+    "throughput": "Throughput score",
+    "shingle_precision": "Shingle precision",
+    "shingle_recall": "Shingle recall",
+    "shingle_f1": "Shingle F1",
+}

@@ -13,28 +13,30 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
+from bench import init_cli, pipeline, run_report, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.help import MAIN_EPILOG, VersionOption, add_examples
 from bench.options import HomeOption
 from bench.settings import (
     APP_ENTRYPOINT,
-    REPO_ROOT,
+    STREAMLIT_FLAGS,
     load_scoring_vars,
     parse_draco_weights,
-    parse_weights,
     save_scoring_vars,
     shared_data_dir,
 )
+from warehouse.log_trust import LogVerificationFailed
 from warehouse.paths import BenchPaths
-from warehouse.verify import verify_log
 
 app = typer.Typer(
     help=__doc__,
+    epilog=MAIN_EPILOG,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 run_app = typer.Typer(
     help="Run a benchmark: collect raw outputs as events, then load, score and publish."
@@ -42,6 +44,12 @@ run_app = typer.Typer(
 import_app = typer.Typer(help="Import third-party outputs as events, scored by the same models.")
 app.add_typer(run_app, name="run")
 app.add_typer(import_app, name="import")
+
+
+@app.callback()
+def _root(version: VersionOption = False) -> None:
+    """`bench`: run benchmarks, load and score their events, publish and serve the results."""
+
 
 console = Console(stderr=True)
 out = Console()
@@ -66,13 +74,9 @@ def _progress() -> Progress:
     )
 
 
-def _refresh(paths: BenchPaths) -> None:
-    with console.status("loading events (dlt), building marts (dbt), publishing"):
-        result = pipeline.refresh(paths)
-    console.print(
-        f"loaded {result.loaded_events} new events, quarantined {result.quarantined}; "
-        f"published {paths.serve_db}"
-    )
+def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
+    """Load, build (with dbt progress), publish; then the runs' headline figures."""
+    run_report.refresh_and_report(paths, console, run_ids)
 
 
 # --- run -------------------------------------------------------------------------------------
@@ -114,14 +118,14 @@ def run_extraction_cmd(
         summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit, _progress)
         _print_run_summary(summary)
         if score:
-            _refresh(paths)
+            _refresh(paths, [summary.run_id])
         return
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
     summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 def _engine_names(spec: str | None, registry: dict) -> list[str]:
@@ -163,6 +167,26 @@ def _register_qa() -> None:
 
 
 _register_qa()
+sql_cli.register(app, _paths)
+init_cli.register(app)
+
+
+def _register_trust() -> None:
+    from bench import trust_cli
+
+    trust_cli.register(app, _paths)
+
+
+_register_trust()
+
+
+def _register_imports() -> None:
+    from bench import import_cli
+
+    import_cli.register(app, import_app, _paths)
+
+
+_register_imports()
 
 
 # --- import ----------------------------------------------------------------------------------
@@ -190,7 +214,7 @@ def import_predictions_cmd(
     )
     _print_run_summary(summary)
     if score:
-        _refresh(paths)
+        _refresh(paths, [summary.run_id])
 
 
 # --- load, score, publish -----------------------------------------------------------------
@@ -227,15 +251,34 @@ def ingest(
         console.print(
             f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"
         )
+    if result.verification is not None and not result.verification.intact:
+        raise LogVerificationFailed(result.verification, "loaded only what verifies")
 
 
 @app.command()
-def build(home: HomeOption = None) -> None:
+def build(
+    with_unit_tests: Annotated[
+        bool, typer.Option(help="Also run every dbt unit test (what `bench test` runs).")
+    ] = False,
+    home: HomeOption = None,
+) -> None:
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
     paths = _paths(home)
     with console.status("dbt build"):
-        pipeline.build(paths)
-    console.print("dbt build passed")
+        pipeline.build(paths, with_unit_tests=with_unit_tests)
+    console.print("dbt build passed" + (" with every unit test" if with_unit_tests else ""))
+
+
+@app.command("test")
+def test_cmd(home: HomeOption = None) -> None:
+    """Run every dbt unit test (one per scoring rule) against the built warehouse."""
+    from bench.dbt_build import dbt_unit_tests
+
+    paths = _paths(home)
+    with console.status("dbt unit tests"):
+        output = dbt_unit_tests(paths)
+    summary = [line for line in output.splitlines() if "Done." in line or "PASS=" in line]
+    console.print(summary[-1].strip() if summary else "dbt unit tests passed")
 
 
 @app.command()
@@ -244,6 +287,7 @@ def publish(home: HomeOption = None) -> None:
     paths = _paths(home)
     tables = pipeline.publish(paths)
     console.print(f"published {len(tables)} tables to {paths.serve_db}")
+    out.print(f"log head {pipeline.event_log(paths).head()}")
 
 
 @app.command()
@@ -286,41 +330,48 @@ def rescore(
     home: HomeOption = None,
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
+    from bench import rescore as rescoring
+    from bench.dbt_build import rescore_selection
+
     paths = _paths(home)
-    scoring = {} if reset else load_scoring_vars(paths)
+    active = load_scoring_vars(paths)
+    scoring = {} if reset else dict(active)
     if weights:
-        merged = {**scoring.get("extraction_weights", {}), **parse_weights(weights)}
-        scoring["extraction_weights"] = merged
+        scoring["extraction_weights"] = rescoring.parse_weights(weights)  # replaces the set
     if threshold is not None:
         scoring["useful_success_threshold"] = threshold
     if draco_penalty_floor is not None:
         scoring["draco_penalty_floor"] = draco_penalty_floor
     if draco_weights is not None:
-        scoring["draco_weight_override_rows"] = parse_draco_weights(draco_weights)
-    with console.status("dbt build with the new scoring vars"):
-        pipeline.build(paths, scoring_vars=scoring)
+        rows = parse_draco_weights(draco_weights)
+        scoring["draco_weight_override_rows"] = rows
+    if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
+        save_scoring_vars(paths, scoring)
+        console.print(
+            f"saved {scoring or 'the default scoring vars'}; the warehouse has no events yet, "
+            "so every later build (bench run …, bench demo) scores with them"
+        )
+        return
+    if draco_weights is not None:
+        rescoring.check_draco_overrides(scoring["draco_weight_override_rows"], paths.warehouse_db)
+    changed = rescoring.changed_vars(active, scoring)
+    before = rescoring.leaderboard_scores(paths.warehouse_db)
+    with console.status(f"dbt build of what {', '.join(changed) or 'nothing'} feeds"):
+        if changed:
+            selection = rescore_selection(paths, changed)
+            pipeline.build(paths, scoring_vars=scoring, select=selection)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
         pipeline.publish(paths)
+    after = rescoring.leaderboard_scores(paths.warehouse_db)
+    for table in rescoring.before_after_tables(before, after):
+        out.print(table)
+    summary = ", ".join(f"{name}={scoring.get(name, 'default')}" for name in changed)
     console.print(
-        f"rescored with {scoring or 'the default scoring vars'}; published {paths.serve_db}"
+        f"rescored ({summary or 'no var changed'}); published {paths.serve_db}", highlight=False
     )
 
 
 # --- inspect ---------------------------------------------------------------------------------
-
-
-@app.command()
-def verify(home: HomeOption = None) -> None:
-    """Check the whole log: content hashes, hash chain, seals. Exit 0 only when intact."""
-    paths = _paths(home)
-    report = verify_log(pipeline.event_log(paths))
-    if report.intact:
-        note = f" ({len(report.unsealed)} segment(s) still open)" if report.unsealed else ""
-        out.print(f"log intact: {report.segments} segments, {report.events} events{note}")
-        return
-    for problem in report.problems:
-        console.print(f"[red]{escape(str(problem))}[/red]")
-    raise typer.Exit(1)
 
 
 @app.command()
@@ -370,6 +421,7 @@ def app_cmd(
 ) -> None:
     """Serve the Streamlit app on 127.0.0.1 over the published snapshot."""
     paths = _paths(home)
+    _check_port_free(port)
     env = {**os.environ, "BENCH_HOME": str(paths.home)}
     command = [
         sys.executable,
@@ -381,17 +433,26 @@ def app_cmd(
         "127.0.0.1",
         "--server.port",
         str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
+        *STREAMLIT_FLAGS,
     ]
     out.print(f"app: http://127.0.0.1:{port}  (Ctrl-C to stop)")
     sys.stdout.flush()
     # Become the server (exec): signals sent to `bench app` reach streamlit, nothing is orphaned.
-    # cwd: streamlit reads .streamlit/config.toml (127.0.0.1, headless) from there.
-    os.chdir(REPO_ROOT)
     os.execve(command[0], command, env)
+
+
+def _check_port_free(port: int) -> None:
+    """Fail before printing a URL that would not answer (streamlit would only fail later)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise UserError(
+                f"port {port} on 127.0.0.1 is already in use (another `bench app`?); "
+                f"choose another with --port, e.g. --port {port + 1}"
+            ) from None
 
 
 @app.command()
@@ -410,6 +471,8 @@ def demo(
     from collectors.extraction.engines import ENGINES, REFERENCE_ENGINES
 
     paths = _paths(home)
+    if serve:
+        _check_port_free(port)  # before minutes of work, not after
     jobs = [("demo", sorted(ENGINES))]
     if reference and (shared_data_dir() / ARTICLE_BENCHMARK).exists():
         jobs.append((ARTICLE_BENCHMARK, sorted(REFERENCE_ENGINES)))
@@ -430,7 +493,8 @@ def demo(
     from bench import live_extraction_cli
 
     ran.append(live_extraction_cli.run_demo(paths, _progress))
-    _refresh(paths)
+    run_report.refresh(paths, console)
+    run_report.print_headlines(paths, None, console)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
     if serve:
         app_cmd(port=port, home=paths.home)
@@ -459,12 +523,14 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
+    from warehouse.log import RunLocked
 
     return (
         UserError,
         ExportError,
         ValueError,
         FileNotFoundError,
+        FileExistsError,
         DbtError,
         EngineUnavailable,
         MissingApiKey,
@@ -473,15 +539,38 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         DracoRunAborted,
         JudgePreflightError,
         DracoPreflightFailed,
+        RunLocked,
+        LogVerificationFailed,
     )
 
 
+def cli_command():
+    """The click command `main` runs: every registered command, with its examples attached."""
+    return add_examples(typer.main.get_command(app))
+
+
 def main() -> None:
+    from warehouse.scrub import scrub_console
+
+    scrub_console()  # nothing this process prints can show a configured secret
     errors = _user_errors()
     try:
-        app()
+        cli_command()(prog_name="bench")
     except errors as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        from bench.hints import offline_hint
+
+        hint = offline_hint(exc, sys.argv[1:])
+        if hint:
+            console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False)
+        sys.exit(2)
+    except Exception as exc:
+        from bench.errors import explain
+
+        message = explain(exc)
+        if message is None:
+            raise
+        console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
         sys.exit(2)
 
 

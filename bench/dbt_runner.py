@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,9 @@ def dbt_env(paths: BenchPaths, warehouse_db: Path | None = None) -> dict[str, st
         DBT_TARGET_PATH=str(paths.dbt_dir / "target"),
         DBT_LOG_PATH=str(paths.dbt_dir / "logs"),
         DBT_PROFILES_DIR=str(DBT_PROJECT_DIR),
+        # DuckDB spills here past its memory limit (profiles.yml), beside the warehouse.
+        BENCH_DBT_TEMP_DIR=str(paths.dbt_dir / "duckdb_tmp"),
+        BENCH_DBT_MODULE_PATH=str(DBT_PROJECT_DIR / "python"),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         DBT_USE_COLORS="false",  # errors are re-printed by bench; escape codes would garble them
     )
@@ -35,6 +39,9 @@ def dbt_executable() -> str:
     return str(candidate) if candidate.exists() else "dbt"
 
 
+NodeProgress = Callable[[int, int, str], None]  # (nodes started, total, node name)
+
+
 def run_dbt(
     paths: BenchPaths,
     command: list[str],
@@ -42,10 +49,13 @@ def run_dbt(
     dbt_vars: dict[str, Any] | None = None,
     warehouse_db: Path | None = None,
     quiet: bool = True,
+    on_progress: NodeProgress | None = None,
 ) -> str:
     args = [dbt_executable(), *command, "--project-dir", str(DBT_PROJECT_DIR)]
     if dbt_vars:
         args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
+    if on_progress is not None:
+        return _run_with_progress(args, paths, warehouse_db, on_progress, " ".join(command))
     if quiet:
         args.append("--quiet")
     proc = subprocess.run(args, env=dbt_env(paths, warehouse_db), capture_output=True, text=True)
@@ -54,4 +64,46 @@ def run_dbt(
         raise DbtError(
             f"dbt {' '.join(command)} failed (exit {proc.returncode}):\n{output.strip()}"
         )
+    return output
+
+
+def _run_with_progress(
+    args: list[str],
+    paths: BenchPaths,
+    warehouse_db: Path | None,
+    on_progress: NodeProgress,
+    what: str,
+) -> str:
+    """dbt with JSON log lines streamed: each node start reports (index, total, name); the error
+    text is what `--quiet` would have printed (the warn/error messages), not the JSON."""
+    messages: list[str] = []
+    problems: list[str] = []
+    started = 0
+    with subprocess.Popen(
+        [*args, "--log-format", "json"],
+        env=dbt_env(paths, warehouse_db),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                messages.append(line.rstrip())
+                continue
+            info, data = record.get("info", {}), record.get("data", {})
+            message = info.get("msg", "")
+            messages.append(message)
+            if info.get("level") in ("warn", "error"):
+                problems.append(message)
+            if info.get("name") == "LogStartLine" and "total" in data:
+                # threads start nodes out of order: report how many have started, not dbt's index
+                started += 1
+                node = (data.get("node_info") or {}).get("node_name") or data.get("description", "")
+                on_progress(started, int(data["total"]), str(node))
+    output = "\n".join(problems or messages[-40:])
+    if proc.returncode != 0:
+        raise DbtError(f"dbt {what} failed (exit {proc.returncode}):\n{output.strip()}")
     return output

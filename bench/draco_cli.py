@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
+from bench import pipeline, preflight_view, run_report
 from bench.options import HomeOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
@@ -172,10 +172,12 @@ def _preflight(lanes, judge) -> None:
             preflight_judge(judge)
         results.append(("judge", "ok", judge.judge_id))
     table = Table(title="preflight")
-    for column in ("component", "status", "detail"):
+    for column in ("component", "verdict", "detail"):
         table.add_column(column, overflow="fold")
-    for row in results:
-        table.add_row(*row)
+    for component, status, text in results:
+        table.add_row(
+            component, preflight_view.verdict(status), preflight_view.detail(status, text)
+        )
     console.print(table)
 
 
@@ -330,9 +332,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             preflight=preflight,
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            run_report.refresh_and_report(paths, console, [summary.run_id])
         if summary.aborted_lanes:
             raise typer.Exit(1)
 
@@ -367,6 +367,4 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             )
         _print_summary(summary)
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            run_report.refresh_and_report(paths, console, [summary.run_id])

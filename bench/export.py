@@ -33,7 +33,7 @@ def export_mart(serve_db: Path, mart: str, fmt: str, out: Path | None) -> int:
     with duckdb.connect(str(serve_db), read_only=True) as con:
         # `mart` is checked against the catalogue above, so quoting it is safe.
         table = con.execute(f'select * from marts."{mart}"').to_arrow_table()
-    data = _encode(table, fmt)
+    data = encode_table(table, fmt)
     if out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -59,7 +59,7 @@ def _flatten_nested(table):
     return table
 
 
-def _encode(table, fmt: str) -> bytes:
+def encode_table(table, fmt: str) -> bytes:
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -7,10 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.dbt_runner import run_dbt
+from bench.dbt_build import dbt_build, fingerprint_file
+from bench.dbt_runner import NodeProgress
 from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
 from warehouse.log import EventLog
+from warehouse.log_trust import (
+    LogVerificationFailed,
+    check_log,
+    load_verification,
+    record_head,
+)
 from warehouse.paths import BenchPaths
 from warehouse.provenance import git_sha
 from warehouse.publish import publish_snapshot, table_checksums
@@ -21,8 +28,39 @@ def event_log(paths: BenchPaths) -> EventLog:
 
 
 def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
+    """Verify the log (chain, seals, tree against the last trusted head), then load what
+    verifies. The result's `verification` says what was set aside; callers fail on it."""
     paths.ensure()
-    return ingest_log(event_log(paths), paths.warehouse_db, paths.dlt_dir, full=full)
+    report = check_log(paths)
+    log = event_log(paths)
+    # A MANIFEST that no longer extends the trusted head cannot say which segment is to blame:
+    # nothing new is loaded until the log verifies or the change is accepted.
+    hold = {s.name for s in log.segments()} if report.manifest_failed else set()
+    result = ingest_log(
+        log,
+        paths.warehouse_db,
+        paths.dlt_dir,
+        full=full,
+        skip_segments=hold,
+        purge_segments=report.failed_segments,
+    )
+    result.verification = report
+    return result
+
+
+def has_events(paths: BenchPaths) -> bool:
+    """Whether the warehouse holds a raw.events table yet (a fresh home does not)."""
+    import duckdb
+
+    if not paths.warehouse_db.exists():
+        return False
+    with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+        return bool(
+            con.execute(
+                "select count(*) from information_schema.tables "
+                "where table_schema = 'raw' and table_name = 'events'"
+            ).fetchone()[0]
+        )
 
 
 def build(
@@ -30,22 +68,53 @@ def build(
     *,
     warehouse_db: Path | None = None,
     scoring_vars: dict[str, Any] | None = None,
+    select: list[str] | None = None,
+    with_unit_tests: bool = False,
+    on_progress: NodeProgress | None = None,
 ) -> None:
-    """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`."""
+    """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`;
+    incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py)."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
-    run_dbt(paths, ["build"], dbt_vars=dbt_vars or None, warehouse_db=warehouse_db)
+    dbt_build(
+        paths,
+        warehouse_db=warehouse_db,
+        dbt_vars=dbt_vars,
+        select=select,
+        with_unit_tests=with_unit_tests,
+        on_progress=on_progress,
+    )
 
 
 def publish(paths: BenchPaths) -> list[str]:
-    metadata = {"scoring_vars": load_scoring_vars(paths), "git_sha": git_sha()}
-    return publish_snapshot(paths.warehouse_db, paths.serve_db, metadata)
+    """The snapshot records the log head it was built from and the last verification."""
+    verification = load_verification(paths) or {}
+    head = event_log(paths).head()
+    metadata = {
+        "scoring_vars": load_scoring_vars(paths),
+        "git_sha": git_sha(),
+        "log_head": head.to_json(),
+        "log_verification": {
+            "status": verification.get("status", "not checked"),
+            "checked_at": verification.get("checked_at"),
+            "problems": len(verification.get("problems", [])),
+            "segments_set_aside": verification.get("segments_set_aside", []),
+        },
+    }
+    tables = publish_snapshot(paths.warehouse_db, paths.serve_db, metadata)
+    if verification.get("status") in ("ok", "accepted"):
+        record_head(paths, head, "published")
+    return tables
 
 
 def refresh(paths: BenchPaths) -> IngestResult:
-    """Load what is new, rebuild the marts, publish: what every collecting command ends with."""
+    """Load what is new, rebuild the marts, publish: what every collecting command ends with.
+    A log that fails verification is still published without its failing segments (the app
+    shows a banner), then the command fails."""
     result = ingest(paths)
     build(paths)
     publish(paths)
+    if result.verification is not None and not result.verification.intact:
+        raise LogVerificationFailed(result.verification, "loaded what verifies")
     return result
 
 
@@ -60,23 +129,60 @@ class RebuildReport:
 
 
 def rebuild(paths: BenchPaths) -> RebuildReport:
-    """A fresh warehouse from the log alone, compared table by table with the current one."""
+    """A fresh warehouse from the log alone, compared table by table with the current one.
+    Refused outright when the log fails verification (full content hashes too). A current
+    warehouse that cannot be opened (corrupt) is replaced; nothing `*.rebuild.*` is left."""
     paths.ensure()
+    report = check_log(paths, fast=False)
+    if not report.intact:
+        raise LogVerificationFailed(report, "rebuild refused")
     fresh_db = paths.home / "warehouse.rebuild.duckdb"
     fresh_dlt = paths.home / "dlt.rebuild"
-    fresh_db.unlink(missing_ok=True)
-    shutil.rmtree(fresh_dlt, ignore_errors=True)
-    result = ingest_log(event_log(paths), fresh_db, fresh_dlt, full=True)
-    build(paths, warehouse_db=fresh_db)
-
-    before = table_checksums(paths.warehouse_db) if paths.warehouse_db.exists() else {}
-    after = table_checksums(fresh_db)
-    compared = {
-        table: (before.get(table) == sums, before.get(table), sums)
-        for table, sums in sorted(after.items())
-    }
-    fresh_db.replace(paths.warehouse_db)
-    shutil.rmtree(paths.dlt_dir, ignore_errors=True)
-    fresh_dlt.replace(paths.dlt_dir)
+    _remove_rebuild_leftovers(paths)
+    try:
+        result = ingest_log(
+            event_log(paths), fresh_db, fresh_dlt, full=True, purge_segments=report.failed_segments
+        )
+        result.verification = report
+        build(paths, warehouse_db=fresh_db)
+        before = _checksums_or_nothing(paths.warehouse_db)
+        after = table_checksums(fresh_db)
+        compared = {
+            table: (before.get(table) == sums, before.get(table), sums)
+            for table, sums in sorted(after.items())
+        }
+        for stale in (
+            paths.warehouse_db,
+            paths.warehouse_db.with_name(paths.warehouse_db.name + ".wal"),
+        ):
+            stale.unlink(missing_ok=True)
+        fresh_db.replace(paths.warehouse_db)
+        if fingerprint_file(fresh_db).exists():
+            fingerprint_file(fresh_db).replace(fingerprint_file(paths.warehouse_db))
+        shutil.rmtree(paths.dlt_dir, ignore_errors=True)
+        fresh_dlt.replace(paths.dlt_dir)
+    finally:
+        _remove_rebuild_leftovers(paths)
     publish(paths)
     return RebuildReport(result, compared)
+
+
+def _remove_rebuild_leftovers(paths: BenchPaths) -> None:
+    for leftover in paths.home.glob("*.rebuild*"):
+        if leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+
+
+def _checksums_or_nothing(db: Path) -> dict[str, tuple[int, str]]:
+    """The current warehouse's mart checksums; {} when there is none or it cannot be read (a
+    corrupt file is exactly what a rebuild replaces)."""
+    import duckdb
+
+    if not db.exists():
+        return {}
+    try:
+        return table_checksums(db)
+    except duckdb.Error:
+        return {}

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench import pipeline
+from bench import pipeline, preflight_view, run_report
 from bench.options import HomeOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
@@ -79,11 +79,13 @@ def _lanes(names: str, corpus: str, paths: BenchPaths, *, planning: bool = False
     environ = dict(os.environ)
     if planning:
         # A plan calls nothing, so it must not need keys: the user wants the cost first.
+        from collectors.qa.answer_lanes import ANSWER_LANES
         from collectors.search import LANES
 
         for name in lane_names:
-            if name in LANES:
-                environ.setdefault(LANES[name].key_env, "not-needed-for-a-plan")
+            spec = LANES.get(name) or ANSWER_LANES.get(name)
+            if spec is not None:
+                environ.setdefault(spec.key_env, "not-needed-for-a-plan")
     return build_lanes(
         lane_names, corpus=local, environ=environ, base_urls=_base_url_overrides(environ)
     )
@@ -171,19 +173,33 @@ def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed
             argv=sys.argv[1:],
             on_progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
-    table = Table(title=f"run {summary.run_id}")
-    for column in ("status", "outcomes", "grades"):
-        table.add_column(column)
-    table.add_row(summary.status, json.dumps(summary.outcomes), json.dumps(summary.grades))
-    console.print(table)
+    console.print(run_table(summary))
     if score:
-        with console.status("loading events, building marts, publishing"):
-            pipeline.refresh(paths)
-        console.print(f"published {paths.serve_db}")
+        run_report.refresh_and_report(paths, console, [summary.run_id])
     if summary.aborted_lanes:
         for lane, reason in dict(summary.aborted_lanes).items():
             console.print(f"[red]lane {lane} aborted:[/red] {reason}")
         raise typer.Exit(1)
+
+
+# The SimpleQA grader's letters (simple-evals' template): A correct, B incorrect, C not attempted.
+GRADE_WORDS = {"A": "correct", "B": "incorrect", "C": "not attempted"}
+
+
+def run_table(summary) -> Table:
+    """Per lane: units by outcome and answers by grade, in words; accuracy is the marts' job."""
+    table = Table(title=f"run {summary.run_id} ({summary.status})")
+    for column in ("lane", "outcomes", *GRADE_WORDS.values(), "other grades"):
+        table.add_column(column, justify="left" if column in ("lane", "outcomes") else "right")
+    for lane in sorted(set(summary.outcomes) | set(summary.grades)):
+        outcomes = summary.outcomes.get(lane, {})
+        grades = dict(summary.grades.get(lane, {}))
+        counts = [str(grades.pop(letter, 0)) for letter in GRADE_WORDS]
+        other = ", ".join(f"{k} {v}" for k, v in sorted(grades.items())) or "–"
+        table.add_row(
+            lane, ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "–", *counts, other
+        )
+    return table
 
 
 def run_demo(paths: BenchPaths) -> str:
@@ -349,11 +365,15 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
             _lanes(lanes, corpus, paths), synthesizer=synth, grader=grade, relevance_judge=judge
         )
         table = Table(title="preflight")
-        for column in ("component", "ok", "status", "detail"):
+        for column in ("component", "verdict", "detail"):
             table.add_column(column)
         for check in checks:
             table.add_row(
-                check.component, "yes" if check.ok else "[red]no[/red]", check.status, check.detail
+                check.component,
+                preflight_view.verdict(
+                    check.status if check.ok or check.status != "ok" else "error"
+                ),
+                preflight_view.detail(check.status, check.detail),
             )
         out.print(table)
         if not all(check.ok for check in checks):

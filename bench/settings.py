@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 from warehouse.paths import BenchPaths
 
+# The checkout, or site-packages for an installed package: pyproject ships dbt_project/ and app/
+# beside bench/ as package data, so the same relative layout holds in both.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
 APP_ENTRYPOINT = REPO_ROOT / "app" / "streamlit_app.py"
@@ -20,8 +23,16 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("BENCH_DATA_DIR") or REPO_ROOT.parent / "shared" / "data").resolve()
 
 
-# Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml.
-WEIGHT_KEYS = ("completeness", "success", "f1", "latency", "throughput")
+# Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml,
+# validation in bench/rescore.py.
+
+
+def default_scoring_vars() -> dict[str, Any]:
+    """The vars dbt_project.yml declares: what a build uses when nothing overrides them."""
+    import yaml
+
+    document = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    return dict(document.get("vars") or {})
 
 
 def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
@@ -37,27 +48,6 @@ def save_scoring_vars(paths: BenchPaths, scoring: dict[str, Any]) -> None:
     tmp = paths.scoring_file.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(scoring, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, paths.scoring_file)
-
-
-def parse_weights(spec: str) -> dict[str, float]:
-    """`completeness=0.5,success=0.2` -> dict; unknown names and non-numbers are errors."""
-    weights: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or name not in WEIGHT_KEYS:
-            raise ValueError(
-                f"--weights: {part!r}: expected NAME=NUMBER with NAME in {', '.join(WEIGHT_KEYS)}"
-            )
-        try:
-            weights[name] = float(value)
-        except ValueError:
-            raise ValueError(f"--weights: {part!r}: {value!r} is not a number") from None
-        if weights[name] < 0:
-            raise ValueError(f"--weights: {part!r}: weights must be >= 0")
-    if not weights:
-        raise ValueError("--weights: give at least one NAME=NUMBER")
-    return weights
 
 
 DRACO_WEIGHT_COLUMNS = ("item_id", "criterion_id", "weight")
@@ -92,6 +82,8 @@ def parse_draco_weights(path: Path) -> list[dict[str, Any]]:
             raise ValueError(
                 f"{path}: line {line}: field weight {record.get('weight')!r} is not a number"
             ) from None
+        if not math.isfinite(weight):
+            raise ValueError(f"{path}: line {line}: field weight {weight} is not a finite number")
         if (item_id, criterion_id) in seen:
             raise ValueError(f"{path}: line {line}: {item_id}/{criterion_id} is given twice")
         seen.add((item_id, criterion_id))
@@ -104,3 +96,18 @@ def parse_draco_weights(path: Path) -> list[dict[str, Any]]:
     if not rows:
         raise ValueError(f"{path}: no override rows")
     return rows
+
+
+# .streamlit/config.toml as flags: `bench app` must behave the same from any directory and from
+# an installed package, where no config file sits in the working directory.
+STREAMLIT_FLAGS = (
+    "--server.headless=true",
+    "--browser.gatherUsageStats=false",
+    "--runner.magicEnabled=false",
+    "--client.showErrorDetails=type",
+    "--client.toolbarMode=viewer",
+    # DNS rebinding: only the loopback names may reach the app
+    "--server.allowedHosts=localhost",
+    "--server.allowedHosts=127.0.0.1",
+    "--server.allowedHosts=[::1]",
+)

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from warehouse.log import TORN_DIR, EventLog
+from warehouse.log import TORN_DIR, EventLog, ManifestCorrupt
+from warehouse.log_trust import load_verification
 from warehouse.paths import BenchPaths
 
 
@@ -30,9 +31,37 @@ def status_rows(paths: BenchPaths) -> list[tuple[str, str]]:
         ),
         ("torn lines set aside", str(len(torn))),
     ]
+    try:
+        rows.append(("log head", str(log.head())))
+    except ManifestCorrupt as exc:
+        rows.append(("log head", f"unreadable: {exc}"))
+    rows.append(("log verification", _verification_summary(paths)))
     rows.append(("warehouse", _warehouse_summary(paths)))
     rows.append(("serving snapshot", _snapshot_summary(paths)))
     return rows
+
+
+def _verification_summary(paths: BenchPaths) -> str:
+    verification = load_verification(paths)
+    if verification is None:
+        return "not checked yet (bench verify)"
+    status, at = verification["status"], verification["checked_at"]
+    if status == "failed":
+        first = verification["problems"][0] if verification["problems"] else {}
+        aside = ", ".join(verification.get("segments_set_aside", [])) or "none"
+        return (
+            f"FAILED at {at}: {len(verification['problems'])} problem(s), first "
+            f"{_where(first)}: {first.get('kind')}; segments set "
+            f"aside: {aside} (bench verify; bench verify --accept REASON)"
+        )
+    if status == "accepted":
+        return f"accepted on the record ({len(verification['accepted'])} problem(s)), {at}"
+    return f"ok at {at}"
+
+
+def _where(problem: dict) -> str:
+    line = problem.get("line")
+    return f"{problem.get('segment')}:{line}" if line is not None else str(problem.get("segment"))
 
 
 def _warehouse_summary(paths: BenchPaths) -> str:

@@ -67,7 +67,10 @@ class IngestResult:
     segments_read: int = 0
     lines_read: int = 0
     upcasted: int = 0
+    set_aside_rows: int = 0  # rows of segments that failed verification, removed
+    duplicates_removed: int = 0  # rows an interrupted earlier load had inserted twice
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
+    verification: Any = None  # the VerifyReport the caller checked the log with
 
 
 # Lines are handed to DuckDB in record batches of this many rows, so its scan runs in parallel.
@@ -213,7 +216,13 @@ def _upcast_rows(
     quarantine: list[dict[str, Any]] = []
     for segment, line_no, line in old:
         row = {"segment": segment, "line_no": line_no, "line": line}
-        event = json.loads(line)
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError) as exc:  # nesting deeper than Python's stack
+            quarantine.append(
+                _quarantine_row(segment, line_no, f"not JSON: {type(exc).__name__}", line)
+            )
+            continue
         try:
             lifted = upcast(event)
             parse_payload(lifted["event_type"], lifted["payload"])
@@ -280,7 +289,7 @@ def _chunks(segment: Path, offset: int, first_line: int) -> Iterator[LineChunk]:
 
 
 def _checked_chunks(
-    log: EventLog, state: dict[str, Any]
+    log: EventLog, state: dict[str, Any], skip: frozenset[str] = frozenset()
 ) -> Iterator[tuple[LineChunk, tuple[pa.Table, list[dict[str, Any]], int]]]:
     """New chunks of every segment, in log order, with their check results. The next chunk is
     checked in a worker thread (DuckDB and pyarrow release the GIL) while dlt writes the
@@ -288,6 +297,8 @@ def _checked_chunks(
 
     def new_chunks() -> Iterator[LineChunk]:
         for segment in log.segments():
+            if segment.name in skip:
+                continue  # failed verification: set aside whole, never loaded
             position = state.get(segment.name, {"offset": 0, "line": 1})
             yield from _chunks(segment, position["offset"], position["line"])
 
@@ -307,7 +318,9 @@ def _checked_chunks(
         checker.close()  # its memory is not needed while dlt loads
 
 
-def events_source(log: EventLog, result: IngestResult, full: bool = False):
+def events_source(
+    log: EventLog, result: IngestResult, full: bool = False, skip: frozenset[str] = frozenset()
+):
     """Two resources read in order (fifo): events first, then the lines they quarantined."""
     import dlt
 
@@ -325,7 +338,7 @@ def events_source(log: EventLog, result: IngestResult, full: bool = False):
         if full:
             state.clear()
         segments_read: set[str] = set()
-        for chunk, (table, quarantine, upcasted) in _checked_chunks(log, state):
+        for chunk, (table, quarantine, upcasted) in _checked_chunks(log, state, skip):
             segments_read.add(chunk.segment)
             result.lines_read += chunk.line_count
             result.loaded_events += table.num_rows
@@ -372,10 +385,70 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path):
 
 
 def ingest_log(
-    log: EventLog, warehouse_db: Path, pipelines_dir: Path, *, full: bool = False
+    log: EventLog,
+    warehouse_db: Path,
+    pipelines_dir: Path,
+    *,
+    full: bool = False,
+    skip_segments: frozenset[str] | set[str] = frozenset(),
+    purge_segments: frozenset[str] | set[str] = frozenset(),
 ) -> IngestResult:
-    """Load new log lines; `full=True` re-reads every line (a no-op for rows already loaded)."""
+    """Load new log lines; `full=True` re-reads every line (a no-op for rows already loaded).
+
+    Nothing of `skip_segments` is loaded; rows an earlier ingest loaded from `purge_segments`
+    (segments that failed verification) are removed from `raw.events`, so the warehouse holds
+    only what verifies."""
     result = IngestResult()
+    skip = frozenset(skip_segments) | frozenset(purge_segments)
     pipeline = make_pipeline(warehouse_db, pipelines_dir)
-    pipeline.run(events_source(log, result, full=full), loader_file_format="parquet")
+    # A load killed after dlt's staging copy committed but before the job was marked done
+    # copies that job again when the package resumes, and insert-only merge does not dedupe
+    # within staging: the same ids land twice. Repair what an interrupted load left, then
+    # load, then check again (the resumed package may be this run's).
+    result.duplicates_removed = _dedupe_events(warehouse_db)
+    pipeline.run(events_source(log, result, full=full, skip=skip), loader_file_format="parquet")
+    result.duplicates_removed += _dedupe_events(warehouse_db)
+    if purge_segments:
+        result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
     return result
+
+
+def _dedupe_events(warehouse_db: Path) -> int:
+    """Keep one row per event_id in raw.events (rows of one id are the same line, loaded
+    twice); returns how many were removed. One scan of the id column when there are none."""
+    if not Path(warehouse_db).exists():
+        return 0
+    with duckdb.connect(str(warehouse_db)) as con:
+        exists = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'raw' and table_name = 'events'"
+        ).fetchone()[0]
+        if not exists:
+            return 0
+        total, distinct = con.execute(
+            "select count(*), count(distinct event_id) from raw.events"
+        ).fetchone()
+        if total == distinct:
+            return 0
+        con.execute(
+            "delete from raw.events where rowid in (select rowid from (select rowid, "
+            "row_number() over (partition by event_id order by rowid) as n from raw.events) "
+            "where n > 1)"
+        )
+        return total - distinct
+
+
+def _remove_segments(warehouse_db: Path, segments: frozenset[str]) -> int:
+    with duckdb.connect(str(warehouse_db)) as con:
+        exists = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'raw' and table_name = 'events'"
+        ).fetchone()[0]
+        if not exists:
+            return 0
+        names = sorted(segments)
+        (removed,) = con.execute(
+            "select count(*) from raw.events where list_contains(?, segment)", [names]
+        ).fetchone()
+        con.execute("delete from raw.events where list_contains(?, segment)", [names])
+    return removed

@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from warehouse.canonical import canonical_sha256
+from warehouse.canonical import canonical_json, sha256_hex
 from warehouse.ids import event_id_for
 
 
@@ -438,6 +438,12 @@ class RubricTaskRegistered(Payload):
     criteria_count: int = Field(ge=1)
 
 
+# Rubric weights are small integers upstream (DRACO's lie in -500..20). The bound keeps every sum
+# and product the scoring models compute far inside a 64-bit integer, so one absurd weight
+# (2^62, say) is an error at collection instead of an overflow in every later build.
+MAX_RUBRIC_WEIGHT = 10_000
+
+
 class RubricCriterionRegistered(Payload):
     """One rubric criterion: every criterion is a row in the warehouse."""
 
@@ -450,7 +456,7 @@ class RubricCriterionRegistered(Payload):
     axis: str  # the rubric section id, e.g. factual-accuracy
     axis_title: str
     position: int = Field(ge=0)  # order in the flat list of criteria
-    weight: int  # negative = penalty; never 0 upstream
+    weight: int = Field(ge=-MAX_RUBRIC_WEIGHT, le=MAX_RUBRIC_WEIGHT)  # negative = penalty; never 0
     requirement: str
 
 
@@ -594,6 +600,139 @@ class JudgeVerdict(Payload):
     earlier_calls: list[LlmCallRecord] = Field(default_factory=list)
 
 
+# --- imported results (another harness's published files) ------------------------------------
+
+IMPORTED_REGIME_LABEL = "imported, not judged here"
+
+
+class ImportedItemFigure(Frozen):
+    """What the file itself says about one item, verbatim (never recomputed on import)."""
+
+    item_id: str
+    domain: str | None = None
+    score: float | None = None  # Valyu normalized_score / Nimble overall, 0-1
+    pass_rate: float | None = None
+    axes: dict[str, float] = Field(default_factory=dict)  # Nimble per-axis scores, 0-1
+    latency_s: float | None = None
+    runs: int = Field(default=0, ge=0)  # judge runs recorded for the item (Valyu runs[])
+    error: str | None = None  # the file's own error for the item, when it has one
+
+
+class ImportedFileRegistered(Payload):
+    """A third-party results file as it was imported: its name, sha256 and format, the figures it
+    publishes about itself (`header`, `item_figures`), and every id that did not join (`unmatched_ids`:
+    in the file but not in the dataset; `absent_ids`: in the dataset but not in the file;
+    `duplicate_ids`: repeated in the file, first record kept). Imported verdicts and grades
+    point here (`source_event_id`)."""
+
+    event_type: ClassVar[str] = "imported_file_registered"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("file_sha256", "kind")
+
+    benchmark: Literal["draco", "simpleqa", "qa"]
+    kind: Literal["grading", "inference", "qa_results"]
+    format: str  # valyu | nimble | csv | simple-evals
+    lane: str  # the system / lane the file is about (--system / --lane)
+    judge_id: str | None = None  # the imported regime its verdicts or grades are filed under
+    judge_model: str | None = None  # as the file names it
+    judge_label: str = IMPORTED_REGIME_LABEL
+    file_name: str
+    file_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    file_bytes: int = Field(ge=0)
+    header: dict[str, Any] = Field(default_factory=dict)
+    item_figures: list[ImportedItemFigure] = Field(default_factory=list)
+    unmatched_ids: list[str] = Field(default_factory=list)
+    absent_ids: list[str] = Field(default_factory=list)
+    duplicate_ids: list[str] = Field(default_factory=list)
+
+
+class ImportedVerdict(Payload):
+    """One criterion verdict as another harness's judge gave it (an imported regime, never
+    mixed with ours). `met_rate` is the share of that harness's samples that said MET: 1 or 0
+    for a single verdict (Valyu, the long CSV), a fraction for Nimble's averaged samples."""
+
+    event_type: ClassVar[str] = "imported_verdict"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = (
+        "lane",
+        "item_id",
+        "judge_id",
+        "criterion_id",
+        "run_index",
+    )
+
+    lane: str
+    item_id: str
+    judge_id: str
+    criterion_id: str
+    criterion_position: int = Field(ge=0)
+    run_index: int = Field(ge=1)  # Valyu runs[] position / CSV sample, from 1
+    verdict: Literal["MET", "UNMET"] | None
+    met_rate: float = Field(ge=0, le=1)
+    samples: int = Field(default=1, ge=1)  # the file's samples behind met_rate
+    justification: str | None = None
+    source_event_id: str  # the imported_file_registered event
+
+
+# --- corrections (a correction is a new fact, never an edit) ----------------------------------
+
+
+class CorrectionProvenance(Frozen):
+    """Who made a correction and how: the command line, or the file it was imported from."""
+
+    source: Literal["cli", "import"]
+    actor: str | None = None  # e.g. the OS user; never a secret
+    argv: list[str] = Field(default_factory=list)
+    file_name: str | None = None
+    file_sha256: str | None = None
+
+
+class ItemExcluded(Payload):
+    """An item taken out of (or, with `excluded=False`, put back into) every score of one
+    family: all runs over `dataset_sha256`, or only `scope_run_id`. The latest event per
+    (benchmark, dataset, item, scope) decides; the item's events stay in the log and the marts
+    list what was excluded and why."""
+
+    event_type: ClassVar[str] = "item_excluded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = (
+        "benchmark",
+        "dataset_sha256",
+        "item_id",
+        "scope",
+        "excluded",
+        "reason",
+    )
+
+    benchmark: Literal["draco", "qa", "extraction"]  # the family whose marts honour it
+    dataset_sha256: str
+    item_id: str
+    scope_run_id: str | None = None  # None = every run over the dataset
+    excluded: bool = True  # False reinstates an earlier exclusion
+    reason: str = Field(min_length=1)
+    provenance: CorrectionProvenance
+
+    @property
+    def scope(self) -> str:
+        return self.scope_run_id or "*"
+
+
+class VerdictSuperseded(Payload):
+    """A stored verdict replaced by a corrected one (the stored event is never edited): a
+    DRACO `judge_verdict` / `imported_verdict` (verdict MET/UNMET) or a QA `answer_graded`
+    (grade A/B/C). Marts score the replacement and keep both event ids."""
+
+    event_type: ClassVar[str] = "verdict_superseded"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("superseded_event_id", "replacement", "reason")
+
+    superseded_event_id: str
+    superseded_event_type: Literal["judge_verdict", "imported_verdict", "answer_graded"]
+    replacement: Literal["MET", "UNMET", "A", "B", "C"]
+    reason: str = Field(min_length=1)
+    provenance: CorrectionProvenance
+
+
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     model.event_type: model
     for model in (
@@ -616,6 +755,10 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
         ReportNormalized,
         JudgeRegimeRegistered,
         JudgeVerdict,
+        ImportedFileRegistered,
+        ImportedVerdict,
+        ItemExcluded,
+        VerdictSuperseded,
         LiveUrlRegistered,
         PageFetched,
         LiveExtractionRecorded,
@@ -636,6 +779,17 @@ class Envelope(Frozen):
     payload: dict[str, Any]
     content_sha256: str
     prev_sha256: str = ""  # set by the log writer: the hash chain within a segment
+    # The canonical JSON `content_sha256` was computed over, kept by `make_event` so the log
+    # writer builds the line without serialising the event a second time.
+    _hashed_json: str | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # The fields are the event; the cached JSON is not (pydantic compares private attrs).
+        if not isinstance(other, Envelope):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # the payload is a dict: an envelope was never hashable
 
     def hashed_content(self) -> dict[str, Any]:
         return hashed_content(self.model_dump())
@@ -665,7 +819,10 @@ def make_event(
         "producer": producer.model_dump(),
         "payload": payload.model_dump(mode="json"),
     }
-    return Envelope(**body, content_sha256=canonical_sha256(body))
+    text = canonical_json(body)
+    envelope = Envelope(**body, content_sha256=sha256_hex(text))
+    envelope._hashed_json = text
+    return envelope
 
 
 def parse_payload(event_type: str, payload: dict[str, Any]) -> Payload:

@@ -2,8 +2,17 @@
 
 Layout under `log_dir`:
   <created-utc>-<pid>-<rand>.jsonl   one segment per writer; a writer never reopens a segment
-  MANIFEST.jsonl                     one seal record per closed segment (lines, bytes, last hash)
+  MANIFEST.jsonl                     append-only records, each a leaf of the log's Merkle tree
+                                     (merkle.py): `open` when a writer starts a segment, `seal`
+                                     when it closes it (lines, bytes, last hash), `accept`
+  signed-heads.log                   ed25519-signed heads, when a signing key is configured
   torn/                              bytes of torn final lines set aside by `recover()`, + reports
+  locks/                             run-<run_id>.lock (one writer per run), manifest.lock
+
+One writer per run: the first event a `LogWriter` appends for a run takes an exclusive `flock`
+on that run's lock file and holds it until the writer closes (the kernel drops it if the
+process dies). A second writer on the same run waits `RUN_LOCK_WAIT_S`, then refuses, naming
+the holder's pid; writers of different runs append concurrently.
 
 Chain: each line's `prev_sha256` is the sha256 of the previous line's bytes (without the
 newline); the first line of a segment links to `genesis_sha256(segment_name)`, so a line moved
@@ -12,24 +21,81 @@ between segments also breaks the chain.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import secrets
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse.canonical import canonical_json, sha256_hex
-from warehouse.events import Envelope
+from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
+from warehouse.events import Envelope, hashed_content
+from warehouse.merkle import LogHead, head_of, leaf_hash
+from warehouse.scrub import Scrubber
 from warehouse.upcasters import upcast
 
 SEGMENT_SUFFIX = ".jsonl"
 MANIFEST_NAME = "MANIFEST.jsonl"
 TORN_DIR = "torn"
+LOCKS_DIR = "locks"
 DEFAULT_MAX_SEGMENT_BYTES = 256 * 1024 * 1024
+# One event is one line; a line this long is a collector bug (an uncapped body), and would cost
+# every later ingest and rebuild its size in memory several times over.
+MAX_EVENT_BYTES = 32 * 1024 * 1024
+# How long a second writer on a run waits for the first before refusing: long enough to bridge
+# a writer that is just closing, short enough that a refused run says so at once.
+RUN_LOCK_WAIT_S = 2.0  # BENCH_RUN_LOCK_WAIT_S overrides
+_RUN_ID_MARKER = b'"run_id":"'
+_EVENT_ID_MARKER = b'"event_id":"'
+
+
+class ManifestCorrupt(ValueError):
+    """A MANIFEST line that is not a record (not a torn final line: those are set aside)."""
+
+
+@dataclass(frozen=True)
+class ManifestRecord:
+    line_no: int
+    data: bytes  # the line's bytes, without the newline: what the Merkle leaf hashes
+    record: dict[str, Any]
+
+    @property
+    def op(self) -> str:
+        return self.record.get("op", "seal")  # records written before `op` existed are seals
+
+
+class EventTooLarge(ValueError):
+    pass
+
+
+def _event_type(event: Envelope | dict[str, Any]) -> str:
+    return event.event_type if isinstance(event, Envelope) else str(event.get("event_type"))
+
+
+class RunLocked(RuntimeError):
+    """Another live writer holds the run; printed to the user as one line."""
+
+    def __init__(self, run_id: str, holder: str, *, advanced: bool = False):
+        self.run_id, self.holder = run_id, holder
+        if advanced:
+            message = (
+                f"run {run_id} was written by another process ({holder}) after this one "
+                "read the log; nothing was appended. Run the same command again to resume "
+                "from what is in the log."
+            )
+        else:
+            message = (
+                f"run {run_id} is being written by another process ({holder}); one writer "
+                "per run. Wait for it to finish (or stop it), then run the same command again "
+                "to resume."
+            )
+        super().__init__(message)
 
 
 def genesis_sha256(segment_name: str) -> str:
@@ -75,16 +141,39 @@ class EventLog:
             if p.suffix == SEGMENT_SUFFIX and p.name != MANIFEST_NAME
         )
 
-    def manifest(self) -> dict[str, dict[str, Any]]:
-        path = self.log_dir / MANIFEST_NAME
+    @property
+    def manifest_path(self) -> Path:
+        return self.log_dir / MANIFEST_NAME
+
+    def manifest_records(self) -> list[ManifestRecord]:
+        """Every complete MANIFEST line (a torn final line is not a record yet)."""
+        path = self.manifest_path
         if not path.exists():
-            return {}
-        seals: dict[str, dict[str, Any]] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            return []
+        data = path.read_bytes()
+        records: list[ManifestRecord] = []
+        for number, line in enumerate(data[: data.rfind(b"\n") + 1].splitlines(), start=1):
+            try:
                 record = json.loads(line)
-                seals[record["segment"]] = record
-        return seals
+                if not isinstance(record, dict) or not isinstance(record.get("segment", ""), str):
+                    raise ValueError("not a record object")
+            except ValueError as exc:
+                raise ManifestCorrupt(
+                    f"{path}:{number}: not a MANIFEST record ({exc}); the MANIFEST was edited "
+                    "or damaged — `bench verify` reports what it covers"
+                ) from None
+            records.append(ManifestRecord(number, line, record))
+        return records
+
+    def manifest(self) -> dict[str, dict[str, Any]]:
+        """Seal record per sealed segment."""
+        return {r.record["segment"]: r.record for r in self.manifest_records() if r.op == "seal"}
+
+    def head(self, records: list[ManifestRecord] | None = None) -> LogHead:
+        """Size and Merkle root of the MANIFEST as it is now."""
+        records = self.manifest_records() if records is None else records
+        events = sum(int(r.record.get("lines", 0)) for r in records if r.op == "seal")
+        return head_of([leaf_hash(r.data) for r in records], events)
 
     def iter_raw(
         self, segment: Path, start_offset: int = 0, start_line: int = 1
@@ -110,15 +199,7 @@ class EventLog:
                 yield raw, (upcast(event) if upcasted else event)
 
     def known_event_ids(self) -> set[str]:
-        marker = b'"event_id":"'
-        ids: set[str] = set()
-        for segment in self.segments():
-            for raw in self.iter_raw(segment):
-                start = raw.data.find(marker)
-                if start >= 0:
-                    start += len(marker)
-                    ids.add(raw.data[start : start + 36].decode("ascii", "replace"))
-        return ids
+        return _IdScan(self).scan(set())[0]
 
     def torn_tail(self, segment: Path) -> tuple[int, int] | None:
         """(offset, size) of bytes after the last newline, if any."""
@@ -148,25 +229,68 @@ class EventLog:
         self.recover()
         return LogWriter(self, dedupe=dedupe, max_segment_bytes=max_segment_bytes)
 
+    @property
+    def locks_dir(self) -> Path:
+        return self.log_dir / LOCKS_DIR
+
+    def run_lock(self, run_id: str, *, wait_s: float | None = None) -> RunLock:
+        """The exclusive lock of one run; `LogWriter` takes it by itself on the run's first
+        event. A caller that must also hold it while planning (read state, then write) can
+        enter it first: writers in the same process share it."""
+        if wait_s is None:
+            wait_s = float(os.environ.get("BENCH_RUN_LOCK_WAIT_S", RUN_LOCK_WAIT_S))
+        return RunLock(self.locks_dir, run_id, wait_s)
+
+    @contextlib.contextmanager
+    def _manifest_lock(self) -> Iterator[None]:
+        """Serialises seal writes and recovery across processes: a segment is sealed once."""
+        self.locks_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.locks_dir / "manifest.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
     def recover(self) -> list[TornTail]:
         """Seal segments left open by a crashed writer, setting any torn final line aside.
 
-        A segment whose writer is still alive holds an exclusive lock and is left alone."""
-        seals = self.manifest()
+        A segment whose writer is still alive holds an exclusive lock and is left alone; a
+        segment no writer opened (no `open` record) is foreign and never sealed: verification
+        reports it."""
         torn: list[TornTail] = []
-        for segment in self.segments():
-            if segment.name in seals:
-                continue
-            with open(segment, "r+b") as handle:
+        with self._manifest_lock():
+            manifest_tail = self._recover_manifest()
+            if manifest_tail is not None:
+                torn.append(manifest_tail)
+            records = self.manifest_records()  # under the lock: another recoverer may have sealed
+            seals = {r.record["segment"] for r in records if r.op == "seal"}
+            opened = {r.record["segment"] for r in records if r.op == "open"}
+            for segment in self.segments():
+                if segment.name in seals or segment.name not in opened:
+                    continue
                 try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue  # a live writer owns it
-                tail = self.torn_tail(segment)
-                if tail is not None:
-                    torn.append(self._set_aside(segment, handle, *tail))
-                self._seal(segment)
+                    handle = open(segment, "r+b")  # noqa: SIM115 - closed below
+                except FileNotFoundError:
+                    continue
+                with handle:
+                    try:
+                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue  # a live writer owns it
+                    tail = self.torn_tail(segment)
+                    if tail is not None:
+                        torn.append(self._set_aside(segment, handle, *tail))
+                    self._seal(segment)
         return torn
+
+    def _recover_manifest(self) -> TornTail | None:
+        """A writer killed while appending a record leaves a torn final MANIFEST line."""
+        path = self.manifest_path
+        if not path.exists():
+            return None
+        tail = self.torn_tail(path)
+        if tail is None:
+            return None
+        with open(path, "r+b") as handle:
+            return self._set_aside(path, handle, *tail)
 
     def _set_aside(self, segment: Path, handle, offset: int, size: int) -> TornTail:
         torn_dir = self.log_dir / TORN_DIR
@@ -197,17 +321,188 @@ class EventLog:
             last = sha256_hex(raw.data)
         self._append_seal(segment.name, lines, segment.stat().st_size, last)
 
-    def _append_seal(self, name: str, lines: int, size: int, last_line_sha256: str) -> None:
+    def _append_seal(
+        self, name: str, lines: int, size: int, last_line_sha256: str, *, scrubbed: int = 0
+    ) -> None:
+        """Callers hold `_manifest_lock`. `scrubbed`: how many secrets the writer replaced."""
         record = {
+            "op": "seal",
             "segment": name,
             "lines": lines,
             "bytes": size,
             "last_line_sha256": last_line_sha256,
         }
-        with open(self.log_dir / MANIFEST_NAME, "a", encoding="utf-8") as handle:
+        if scrubbed:
+            record["scrubbed"] = scrubbed
+        self._append_record(record)
+
+    def _append_record(self, record: dict[str, Any]) -> None:
+        """Callers hold `_manifest_lock`. Signs the new head when a signing key is set."""
+        with open(self.manifest_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, sort_keys=True) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        from warehouse.signing import sign_head, signing_key_from_env
+
+        key = signing_key_from_env(self.log_dir)
+        if key is not None:
+            sign_head(self.log_dir, key, self.head())
+
+    def record_acceptance(self, problems: list[dict[str, Any]], reason: str) -> LogHead:
+        """An explicit, recorded acceptance of verification problems (covered by the tree)."""
+        if not reason.strip():
+            raise ValueError("an acceptance needs a reason (who checked what, and why it is fine)")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with self._manifest_lock():
+            self._append_record(
+                {
+                    "op": "accept",
+                    "segment": "",
+                    "problems": problems,
+                    "reason": reason,
+                    "accepted_at": datetime.now(UTC).isoformat(),
+                    "pid": os.getpid(),
+                }
+            )
+            return self.head()
+
+
+def _line(event: Envelope | dict[str, Any], prev_sha256: str) -> str:
+    """The canonical JSON of the envelope with its chain link set."""
+    # (read from pydantic's private dict directly: its __getattr__ costs a third of an append)
+    hashed = event.__pydantic_private__.get("_hashed_json") if isinstance(event, Envelope) else None
+    # The cache is used only while it is what content_sha256 covers (a model_copy with new
+    # fields carries the old cache along).
+    if hashed is not None and sha256_hex(hashed) != event.content_sha256:
+        hashed = None
+    if hashed is None:
+        body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+        body["prev_sha256"] = prev_sha256
+        return canonical_json(body)
+    # Sorted keys: content_sha256 sorts first, prev_sha256 between payload and producer. The
+    # last top-level `,"producer":` is the envelope's own: inside strings quotes are escaped,
+    # and nothing after the payload but the producer object can hold that key.
+    cut = hashed.rfind(',"producer":')
+    return (
+        f'{{"content_sha256":"{event.content_sha256}",{hashed[1:cut]}'
+        f',"prev_sha256":"{prev_sha256}"{hashed[cut:]}'
+    )
+
+
+def _scrubbed_line(
+    event: Envelope | dict[str, Any], prev_sha256: str, scrubber: Scrubber
+) -> tuple[str | None, int]:
+    """The line with every secret replaced and the content hash recomputed over what remains;
+    (None, 0) when nothing needed replacing."""
+    body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+    content, count = scrubber.value(hashed_content(body))
+    if not count:
+        return None, 0
+    content["content_sha256"] = canonical_sha256(content)
+    content["prev_sha256"] = prev_sha256
+    return canonical_json(content), count
+
+
+class _IdScan:
+    """Event ids (and the runs they belong to) in the log, read incrementally: a later `scan`
+    reads only segments and bytes that appeared since the previous one."""
+
+    def __init__(self, log: EventLog):
+        self.log = log
+        self.offsets: dict[str, int] = {}
+
+    def scan(self, ids: set[str], skip: Iterable[str] = ()) -> tuple[set[str], set[str]]:
+        """Adds new ids to `ids`; returns (ids, run ids of the lines read in this scan)."""
+        runs: set[str] = set()
+        skipped = set(skip)
+        for segment in self.log.segments():
+            if segment.name in skipped:
+                continue
+            start = self.offsets.get(segment.name, 0)
+            try:
+                with open(segment, "rb") as handle:
+                    handle.seek(start)
+                    data = handle.read()
+            except FileNotFoundError:
+                continue
+            end = data.rfind(b"\n") + 1  # a torn or half-written tail is read next time
+            if end == 0:
+                continue
+            self.offsets[segment.name] = start + end
+            for line in data[:end].split(b"\n"):
+                at = line.find(_EVENT_ID_MARKER)
+                if at >= 0:
+                    at += len(_EVENT_ID_MARKER)
+                    ids.add(line[at : at + 36].decode("ascii", "replace"))
+                at = line.find(_RUN_ID_MARKER)
+                if at >= 0:
+                    at += len(_RUN_ID_MARKER)
+                    runs.add(line[at : line.find(b'"', at)].decode("utf-8", "replace"))
+        return ids, runs
+
+
+# Run locks held by this process: path -> [handle, holders]. flock conflicts between two open
+# files even within one process, so nested writers of one run in one process share the handle.
+_HELD: dict[Path, list] = {}
+_HELD_GUARD = threading.Lock()
+
+
+class RunLock:
+    def __init__(self, locks_dir: Path, run_id: str, wait_s: float):
+        self.run_id = run_id
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)
+        self.path = locks_dir / f"run-{safe}.lock"
+        self.wait_s = wait_s
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        with _HELD_GUARD:
+            held = _HELD.get(self.path)
+            if held is not None:
+                held[1] += 1
+                return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+b")  # noqa: SIM115 - held for the writer's life
+        deadline = time.monotonic() + self.wait_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = self.holder()
+                    handle.close()
+                    raise RunLocked(self.run_id, holder) from None
+                time.sleep(0.05)
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()} since {datetime.now(UTC).isoformat()}\n".encode())
+        handle.flush()
+        with _HELD_GUARD:
+            _HELD[self.path] = [handle, 1]
+
+    def holder(self) -> str:
+        try:
+            text = self.path.read_text(encoding="utf-8").strip()
+        except OSError:
+            text = ""
+        return text or "pid unknown"
+
+    def release(self) -> None:
+        with _HELD_GUARD:
+            held = _HELD.get(self.path)
+            if held is None:
+                return
+            held[1] -= 1
+            if held[1] > 0:
+                return
+            del _HELD[self.path]
+        held[0].close()  # releases the flock; the file stays (unlinking would race a waiter)
 
 
 class LogWriter:
@@ -216,11 +511,16 @@ class LogWriter:
     def __init__(self, log: EventLog, *, dedupe: bool, max_segment_bytes: int):
         self.log = log
         self.max_segment_bytes = max_segment_bytes
-        self._known = log.known_event_ids() if dedupe else None
+        self._scan = _IdScan(log)
+        self._known = self._scan.scan(set())[0] if dedupe else None
         self._handle = None
         self._segment: Path | None = None
+        self._own_segments: list[str] = []
+        self._run_locks: dict[str, RunLock] = {}
+        self._scrubber = Scrubber.from_env()
         self.appended = 0
         self.skipped_duplicates = 0
+        self.scrubbed = 0  # secrets replaced, over the writer's life (never which)
 
     def __enter__(self) -> LogWriter:
         return self
@@ -228,31 +528,79 @@ class LogWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _lock_run(self, run_id: str) -> None:
+        """Take the run's lock, then make sure nobody wrote the run since this writer read the
+        log: a writer that planned its work from a stale log must not execute it again."""
+        lock = self.log.run_lock(run_id)
+        lock.acquire()
+        try:
+            if self._known is not None:
+                _, runs = self._scan.scan(self._known, skip=self._own_segments)
+                if run_id in runs:
+                    raise RunLocked(run_id, "a writer that has since finished", advanced=True)
+        except BaseException:
+            lock.release()
+            raise
+        self._run_locks[run_id] = lock
+
     def _open_segment(self) -> None:
+        """The segment gets its public name only once this writer holds its lock: `recover()`
+        in another process must never see (and seal) a segment whose writer is alive."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         name = f"{stamp}-{os.getpid()}-{secrets.token_hex(2)}{SEGMENT_SUFFIX}"
-        self._segment = self.log.log_dir / name
-        self._handle = open(self._segment, "xb")  # noqa: SIM115 - lives as long as the writer
-        fcntl.flock(self._handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        final = self.log.log_dir / name
+        hidden = self.log.log_dir / f".{name}.opening"
+        handle = open(hidden, "xb")  # noqa: SIM115 - lives as long as the writer
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with self.log._manifest_lock():
+                self.log._append_record({"op": "open", "segment": name, "pid": os.getpid()})
+                os.rename(hidden, final)
+        except BaseException:
+            handle.close()
+            hidden.unlink(missing_ok=True)
+            raise
         _fsync_dir(self.log.log_dir)
         self._prev = genesis_sha256(name)
         self._lines = 0
         self._bytes = 0
+        self._scrubbed_in_segment = 0
+        self._segment = final
+        self._own_segments.append(name)
+        self._handle = handle
 
     def append(self, events: Iterable[Envelope | dict[str, Any]]) -> int:
         """Write events, then flush and fsync once. Returns how many were new."""
         written = 0
         for event in events:
-            body = event.model_dump() if isinstance(event, Envelope) else dict(event)
+            if isinstance(event, Envelope):
+                event_id, run_id = event.event_id, event.run_id
+            else:
+                event_id, run_id = event["event_id"], event["run_id"]
+            if run_id not in self._run_locks:
+                self._lock_run(run_id)
             if self._known is not None:
-                if body["event_id"] in self._known:
+                if event_id in self._known:
                     self.skipped_duplicates += 1
                     continue
-                self._known.add(body["event_id"])
+                self._known.add(event_id)
             if self._handle is None:
                 self._open_segment()
-            body["prev_sha256"] = self._prev
-            line = canonical_json(body).encode("utf-8")
+            text = _line(event, self._prev)
+            if self._scrubber.line_needs_scrub(text):
+                scrubbed, count = _scrubbed_line(event, self._prev, self._scrubber)
+                if scrubbed is not None:
+                    text = scrubbed
+                    self.scrubbed += count
+                    self._scrubbed_in_segment += count
+            line = text.encode("utf-8")
+            if len(line) > MAX_EVENT_BYTES:
+                if self._known is not None:
+                    self._known.discard(event_id)
+                raise EventTooLarge(
+                    f"event {event_id} ({_event_type(event)}) is {len(line):,} bytes, over the "
+                    f"log's limit of {MAX_EVENT_BYTES:,}: cap the body that produced it"
+                )
             self._handle.write(line + b"\n")
             self._prev = sha256_hex(line)
             self._lines += 1
@@ -274,9 +622,21 @@ class LogWriter:
         if self._handle is None:
             return
         self._sync()
-        self.log._append_seal(self._segment.name, self._lines, self._bytes, self._prev)
+        with self.log._manifest_lock():
+            self.log._append_seal(
+                self._segment.name,
+                self._lines,
+                self._bytes,
+                self._prev,
+                scrubbed=self._scrubbed_in_segment,
+            )
         self._handle.close()  # releases the lock
         self._handle = None
 
     def close(self) -> None:
-        self._close_segment()
+        try:
+            self._close_segment()
+        finally:
+            for lock in self._run_locks.values():
+                lock.release()
+            self._run_locks.clear()

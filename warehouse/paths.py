@@ -49,6 +49,16 @@ class BenchPaths:
         """The active scoring vars (weights, thresholds); every build uses them."""
         return self.home / "scoring.json"
 
+    @property
+    def heads_file(self) -> Path:
+        """Log heads this data root has vouched for (published or verified), one per line."""
+        return self.home / "heads.jsonl"
+
+    @property
+    def verification_file(self) -> Path:
+        """The last verification's outcome: what `bench status` and the snapshot report."""
+        return self.home / "verification.json"
+
     def ensure(self) -> BenchPaths:
         for path in (self.home, self.log_dir, self.dlt_dir, self.dbt_dir, self.corpora_dir):
             path.mkdir(parents=True, exist_ok=True)

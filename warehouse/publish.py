@@ -19,6 +19,7 @@ PUBLISHED_SCHEMAS = ("marts",)
 
 def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any]) -> list[str]:
     """Copy every table of the published schemas; returns the table names copied."""
+    _remove_orphans(serve_db)
     tmp = serve_db.with_name(f"{serve_db.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
     copied: list[str] = []
@@ -52,7 +53,26 @@ def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any
         os.replace(tmp, serve_db)
     finally:
         tmp.unlink(missing_ok=True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
     return copied
+
+
+def _remove_orphans(serve_db: Path) -> None:
+    """Temporary snapshots (and their WAL) of publishes that were killed: their pid is gone."""
+    for leftover in serve_db.parent.glob(f"{serve_db.name}.tmp-*"):
+        pid = leftover.name.removeprefix(f"{serve_db.name}.tmp-").split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def table_checksums(db_path: Path, schema: str = "marts") -> dict[str, tuple[int, str]]:

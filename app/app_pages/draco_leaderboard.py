@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from app import data, ui
+from app import charts, data, ui, whatif
 
 st.title("Deep research leaderboard (DRACO)")
 ui.require_draco_snapshot()
@@ -187,12 +187,94 @@ for index, judge_id in enumerate(shown):
         "Flagged samples", int((board["n_unparsed_samples"] + board["n_failed_samples"]).sum())
     )
     st.text(f"best system: {best['lane']}")
+    board_table = leaderboard_table(board, judge_id)
+    key_columns = ["Rank", "System", "Lineage", "Score", "CI (score)", "Cost per task ($)"]
     st.dataframe(
-        leaderboard_table(board, judge_id),
+        board_table,
         hide_index=True,
+        column_order=[
+            *key_columns,
+            *(
+                c
+                for c in board_table.columns
+                if c not in key_columns and board_table[c].notna().any()
+            ),
+        ],
         column_config=LEADERBOARD_COLUMNS,
         key=f"draco_board_{index}",
     )
+
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Score with its bootstrap CI**")
+        st.altair_chart(
+            charts.score_with_ci(
+                board,
+                label="lane",
+                score="score_mean",
+                low="score_ci_low",
+                high="score_ci_high",
+                title="score (0–1)",
+            ),
+            width="stretch",
+            key=f"draco_ci_chart_{index}",
+        )
+    with right:
+        costed = board.dropna(subset=["cost_mean_usd"])
+        st.markdown("**Cost vs score** (dashed: the Pareto frontier)")
+        if costed.empty:
+            st.caption("No system of this run has a cost (reported or list price).")
+        else:
+            st.altair_chart(
+                charts.cost_quality(
+                    costed,
+                    label="lane",
+                    cost="cost_mean_usd",
+                    quality="score_mean",
+                    cost_title="$ per task",
+                    quality_title="score (0–1)",
+                ),
+                width="stretch",
+                key=f"draco_cost_chart_{index}",
+            )
+
+    with st.expander("What if: a penalty floor", expanded=False):
+        items, criteria = data.draco_whatif_inputs(run_id, judge_id)
+        floor_on = st.toggle("Cap every penalty", key=f"draco_floor_on_{index}")
+        floor = st.slider(
+            "Penalty floor (a weight below it is raised to it)",
+            min_value=-500,
+            max_value=-1,
+            value=-100,
+            step=1,
+            key=f"draco_floor_{index}",
+            disabled=not floor_on,
+        )
+        chosen_floor = float(floor) if floor_on else None
+        what_if = whatif.draco_lane_scores(items, criteria, chosen_floor)
+        merged = what_if.merge(board[["lane", "score_mean", "rank_score"]], on="lane")
+        st.dataframe(
+            merged.rename(
+                columns={
+                    "what_if_rank": "What-if rank",
+                    "lane": "System",
+                    "what_if_score": "What-if score",
+                    "score_mean": "Published score",
+                    "rank_score": "Published rank",
+                }
+            )[["What-if rank", "System", "What-if score", "Published score", "Published rank"]],
+            hide_index=True,
+            column_config={
+                "What-if score": st.column_config.NumberColumn(format="%.3f"),
+                "Published score": st.column_config.NumberColumn(format="%.3f"),
+            },
+            key=f"draco_whatif_{index}",
+        )
+        st.markdown("Make it official (rebuilds every mart from the stored verdicts):")
+        st.code(
+            f"bench rescore --draco-penalty-floor {floor}" if floor_on else "bench rescore --reset",
+            language="bash",
+        )
     seeds = sorted({int(s) for s in board["bootstrap_seed"].dropna()})
     samples = sorted({int(s) for s in board["bootstrap_samples"].dropna()})
     thresholds = sorted({float(t) for t in board["pass_threshold"].dropna()})
@@ -214,6 +296,12 @@ for index, judge_id in enumerate(shown):
             score_points=x100(domains["score_mean"]),
             factual_points=x100(domains["factual_accuracy_mean"]),
             pass_rate_points=x100(domains["pass_rate_mean"]),
+        )
+        st.markdown("**Domain × system** (score, 0–1)")
+        st.altair_chart(
+            charts.heatmap(domains, x="lane", y="domain", value="score_mean", title="score"),
+            width="stretch",
+            key=f"draco_heatmap_{index}",
         )
         st.dataframe(
             domains,

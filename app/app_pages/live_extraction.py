@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import data, live_data, ui
+from app import data, ui
+from app.data import live_extraction as live_data
 
 st.title("Live-URL extraction")
 

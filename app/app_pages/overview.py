@@ -18,17 +18,44 @@ if status.published_at:
     st.text(f"Published at: {status.published_at}")
 
 counts = data.overview_counts()
+families = data.family_overview()
 columns = st.columns(5)
 columns[0].metric("Runs", counts["runs"])
 columns[1].metric("Datasets", counts["datasets"])
-columns[2].metric("Systems", counts["systems"])
-columns[3].metric("Scored pages", counts["pages"])
-columns[4].metric("Not completed", counts["pages_not_completed"])
+columns[2].metric("Families", len(families), help="Extraction, question answering, deep research.")
+columns[3].metric("Scored pages", counts["pages"], help="Extraction pages (item × engine).")
+columns[4].metric("Events", counts["events"])
+
+st.subheader("By family")
+st.dataframe(
+    families,
+    hide_index=True,
+    column_config={
+        "family": "Family",
+        "runs": "Runs",
+        "systems": st.column_config.NumberColumn(
+            "Systems", help="Engines, lanes or research systems."
+        ),
+        "items": st.column_config.NumberColumn("Items", help="Item × system pairs scored."),
+        "not_completed": st.column_config.NumberColumn(
+            "Not completed", help="Failed or missing pairs."
+        ),
+    },
+)
 
 st.subheader("Where to go")
-st.page_link("app_pages/extraction_leaderboard.py", label="Extraction leaderboard")
-st.page_link("app_pages/runs.py", label="Runs: spec, provenance and failures")
-st.page_link("app_pages/item_lineage.py", label="Item lineage: score → events → raw output")
+present = set(families["family"])
+st.page_link("app_pages/runs.py", label="Runs: spec, provenance and failures, every family")
+if "extraction" in present or not present:
+    st.page_link("app_pages/extraction_leaderboard.py", label="Extraction leaderboard")
+    st.page_link("app_pages/item_lineage.py", label="Item lineage: score → events → raw output")
+if "question answering" in present:
+    st.page_link(
+        "app_pages/qa_leaderboard.py", label="QA leaderboard (SimpleQA lanes, your questions)"
+    )
+    st.page_link("app_pages/qa_compare.py", label="QA lane vs lane")
+    st.page_link("app_pages/qa_series.py", label="QA series: repeat runs and their noise band")
+    st.page_link("app_pages/qa_lineage.py", label="QA lineage: answer → grade → search events")
 if data.draco_leaderboard_rows():
     st.page_link("app_pages/draco_leaderboard.py", label="Deep research (DRACO) leaderboard")
     st.page_link("app_pages/draco_criteria.py", label="Deep research criteria explorer")

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from app import data, ui
+from app import charts, data, ui
 
 st.title("QA leaderboard")
 ui.require_qa_snapshot()
@@ -48,6 +48,7 @@ def compare_link(lane: str, base: str | None) -> str | None:
 
 table = pd.DataFrame(
     {
+        "Rank": board["strict_accuracy"].rank(method="min", ascending=False).astype("Int64"),
         "Lane": board["lane"],
         "Questions": board["n_questions"],
         "Landed": board["n_landed"],
@@ -96,19 +97,31 @@ def num(label: str, digits: int = 3, help: str | None = None):
     return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
 
 
+# Key columns first; columns with no value for any lane (e.g. LLM relevance without a judge)
+# are left out rather than shown as empty.
+KEY_COLUMNS = ["Rank", "Lane", "Strict accuracy", "CI", "p adj. vs baseline", "vs", "Compare"]
+shown = [c for c in table.columns if c in KEY_COLUMNS or table[c].notna().any()]
 st.dataframe(
     table,
     hide_index=True,
+    column_order=[*KEY_COLUMNS, *(c for c in shown if c not in KEY_COLUMNS)],
     column_config={
+        "Rank": st.column_config.NumberColumn(
+            "Rank", help="By strict accuracy; ties share a rank."
+        ),
         "Failure rate": num("Failure rate", help="failed / questions; failures are excluded"),
         "Strict accuracy": num("Strict accuracy", help="correct / graded (landed) questions"),
         "CI": st.column_config.TextColumn("CI", help="bootstrap interval of strict accuracy"),
         "p adj. vs baseline": num("p adj. vs baseline", 4),
         "vs": "Baseline",
         "Compare": st.column_config.LinkColumn("Compare", display_text="vs baseline"),
-        "is_correct": num("is_correct"),
-        "is_incorrect": num("is_incorrect"),
-        "is_not_attempted": num("is_not_attempted"),
+        "is_correct": num(
+            "Correct", help="share of landed questions graded correct (simple-evals is_correct)"
+        ),
+        "is_incorrect": num("Incorrect", help="share graded incorrect (simple-evals is_incorrect)"),
+        "is_not_attempted": num(
+            "Not attempted", help="share graded not attempted (simple-evals is_not_attempted)"
+        ),
         "Acc. given attempted": num("Acc. given attempted"),
         "F1": num("F1"),
         "NDCG@5": num("NDCG@5"),
@@ -125,6 +138,44 @@ st.dataframe(
         "Run cost ($)": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
     },
 )
+
+st.subheader("Charts")
+left, right = st.columns(2)
+with left:
+    st.markdown("**Strict accuracy with its bootstrap CI**")
+    st.altair_chart(
+        charts.score_with_ci(
+            board,
+            label="lane",
+            score="strict_accuracy",
+            low="strict_accuracy_ci_low",
+            high="strict_accuracy_ci_high",
+            title="strict accuracy",
+        ),
+        width="stretch",
+    )
+with right:
+    st.markdown("**Latency p50 / p95 per lane**")
+    st.altair_chart(
+        charts.latency(board, label="lane", p50="latency_p50_ms", p95="latency_p95_ms", unit="ms"),
+        width="stretch",
+    )
+priced = board.dropna(subset=["usd_per_1k", "strict_accuracy"])
+st.markdown("**Cost vs accuracy** (dashed: the Pareto frontier, no lane cheaper and better)")
+if priced.empty:
+    st.caption("No lane of this run has a list price.")
+else:
+    st.altair_chart(
+        charts.cost_quality(
+            priced,
+            label="lane",
+            cost="usd_per_1k",
+            quality="strict_accuracy",
+            cost_title="$ per 1,000 queries",
+            quality_title="strict accuracy",
+        ),
+        width="stretch",
+    )
 
 significance = data.qa_significance(run_id, grader_id)
 accuracy_tests = significance[significance["metric"] == "accuracy"]

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from app import data, ui
+from app import charts, data, ui
 
 st.title("QA series")
 ui.require_qa_snapshot()
@@ -61,20 +61,20 @@ metrics[1].metric("Lanes", int(accuracy["lane"].nunique()))
 metrics[2].metric("Noise band (points)", ui.md_escape(band_text))
 
 st.subheader("Strict accuracy per run")
-chart = pd.DataFrame(
-    {
-        "run_index": accuracy["run_index"].astype(int),
-        "lane": accuracy["lane"].astype(str),
-        "strict accuracy (%)": accuracy["accuracy_points"].astype(float),
-    }
+st.altair_chart(
+    charts.series_with_band(
+        accuracy.assign(run_index=accuracy["run_index"].astype(int)),
+        x="run_index",
+        y="strict_accuracy",
+        lane="lane",
+        band_points=bands[0] if bands else 0.0,
+    ),
+    width="stretch",
 )
-st.line_chart(
-    chart,
-    x="run_index",
-    y="strict accuracy (%)",
-    color="lane",
-    x_label="run index",
-    y_label="strict accuracy (%)",
+st.caption(
+    ui.md_escape(
+        f"Shaded: {band_text} points around each run; a next run inside it is not a called change."
+    )
 )
 
 

@@ -35,31 +35,44 @@ if run is None:
     ui.stop_with("That run is no longer in the snapshot; pick another.")
 
 counts = data.run_system_counts(run_id)
+families = sorted(set(counts["family"]))
+items = int(counts["n_items"].max()) if not counts.empty else int(run["n_items_registered"] or 0)
+not_completed = int((counts["n_items"] - counts["n_completed"]).sum()) if not counts.empty else 0
 cols = st.columns(5)
-cols[0].metric("Items registered", run["n_items_registered"])
-cols[1].metric("Completed", run["n_completed"])
-cols[2].metric("Failed", run["n_failed"])
-cols[3].metric("Systems", len(counts))
+cols[0].metric("Items", items, help="Distinct items per system (the grid), from the family's mart.")
+cols[1].metric("Systems", len(counts), help="Extraction engines, QA lanes or research systems.")
+cols[2].metric("Completed", int(counts["n_completed"].sum()), help="Item × system pairs.")
+cols[3].metric("Failed", int(counts["n_failed"].sum()), help="Item × system pairs.")
 cols[4].metric("Status", ui.md_escape(run["status"]))  # metric values render Markdown
 
 st.subheader("Per system")
 st.dataframe(
-    counts,
+    counts[["system", "family", "n_items", "n_completed", "n_failed", "n_missing"]],
     hide_index=True,
     column_config={
-        "system": "System",
-        "system_version": "Version",
-        "n_items": "Items",
+        "system": st.column_config.TextColumn("System / lane"),
+        "family": "Family",
+        "n_items": st.column_config.NumberColumn("Items", help="Distinct items of this system."),
         "n_completed": "Completed",
         "n_failed": "Failed",
-        "n_missing": "Missing",
+        "n_missing": st.column_config.NumberColumn(
+            "Missing", help="Planned but no terminal event yet (an interrupted run)."
+        ),
     },
 )
 
 st.subheader("Failures")
 failures = data.run_failures(run_id)
-if failures.empty:
+if counts.empty:
+    st.info("No scored rows for this run in the snapshot yet (is it still running?).")
+elif not_completed == 0:
     st.success("Every item of this run completed for every system.")
+elif failures.empty:
+    st.warning(
+        f"{not_completed} item × system pair(s) did not complete; open the "
+        + ("deep research" if "deep research" in families else "QA")
+        + " lineage page for their errors."
+    )
 else:
     st.dataframe(
         data.run_error_classes(run_id),

@@ -32,6 +32,7 @@ from collectors.draco.model import Criterion, RubricTask, RubricTaskSet
 from collectors.pinned import PinError
 from warehouse.canonical import sha256_hex
 from warehouse.events import (
+    MAX_RUBRIC_WEIGHT,
     DatasetRef,
     Payload,
     RubricCriterionRegistered,
@@ -243,7 +244,7 @@ def _kind(value: Any) -> str:
 
 
 def parse_rubric_jsonl(data: bytes, source: Path | str) -> tuple[RubricTask, ...]:
-    """Every row of a rubric JSONL file, in file order; blank lines are skipped."""
+    """Every row of a rubric JSONL file, in file order; blank and `#` comment lines are skipped."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -251,8 +252,8 @@ def parse_rubric_jsonl(data: bytes, source: Path | str) -> tuple[RubricTask, ...
     tasks: list[RubricTask] = []
     first_line: dict[str, int] = {}
     for line_number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # blank, or a comment (bench init's template explains the fields)
         row = _Row(source, line_number)
         try:
             record = json.loads(line)
@@ -310,6 +311,12 @@ def _parse_task(row: _Row, record: Any, *, position: int) -> RubricTask:
             # bool is an int in Python; a weight of 0 would be a criterion that cannot count.
             if isinstance(weight, bool) or not isinstance(weight, int) or weight == 0:
                 raise row.error(f"{at}weight", f"expected a non-zero integer, got {_kind(weight)}")
+            if abs(weight) > MAX_RUBRIC_WEIGHT:
+                raise row.error(
+                    f"{at}weight",
+                    f"expected a weight within ±{MAX_RUBRIC_WEIGHT} (DRACO's own lie in -500..20), "
+                    f"got {weight}",
+                )
             criteria.append(
                 Criterion(
                     criterion_id=criterion_id,

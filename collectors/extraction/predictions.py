@@ -17,6 +17,7 @@ importing the same file again is a no-op reported as "already finished".
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ from warehouse.log import EventLog
 from warehouse.provenance import producer_for
 
 MISSING_PREDICTION = "missing_prediction"
+# A predictions file for the published benchmark (181 pages) is a few MB. A file far larger
+# would make events no later ingest or rebuild could hold in memory: refused before reading.
+MAX_PREDICTIONS_BYTES = 64 * 1024 * 1024
 
 
 class PredictionsError(ValueError):
@@ -54,12 +58,22 @@ def parse_predictions(
 ) -> tuple[bytes, str | None, dict[str, str | None]]:
     """(file bytes, version declared in the file, item id -> articleBody), fully validated."""
     path = Path(path)
+    limit = int(os.environ.get("BENCH_MAX_IMPORT_BYTES", MAX_PREDICTIONS_BYTES))
     try:
+        size = path.stat().st_size
+        if size > limit:
+            raise PredictionsError(
+                f"{path}: {size:,} bytes, over the import limit of {limit:,} "
+                "(BENCH_MAX_IMPORT_BYTES raises it); a predictions file for the benchmark is a "
+                "few MB"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise PredictionsError(f"{path}: not found") from None
     try:
         document = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise PredictionsError(f"{path}: JSON nested too deeply to be a predictions file") from None
     except UnicodeDecodeError as exc:
         raise PredictionsError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -255,7 +255,7 @@ def _classify(
             return _Received(status, response.headers, text, None)
         try:
             document = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's stack
             state.malformed_bodies += 1
             raise _AttemptFailed(
                 ErrorClass.MALFORMED_BODY,

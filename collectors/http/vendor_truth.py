@@ -10,7 +10,7 @@ A vendor module declares what its request builder and parser were held against:
         checked_on="2026-12-01",
     )
 
-The SDKs are development dependencies only (requirements-dev.txt): the collectors never import
+The SDKs are development dependencies only (pyproject.toml's `dev` extra): the collectors never import
 them, the contract tests do. `stale_checks()` lists every declared check whose SDK is installed
 at another version (or not at all), so bumping an SDK fails a test until someone re-reads the
 SDK against our client and updates the record.

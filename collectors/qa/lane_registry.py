@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -9,6 +10,7 @@ from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane, QaLane
 from collectors.qa.local_corpus import PassageCorpus
 
 OFFLINE_LANES = ("closed-book", "local-bm25")
+MIX_LANE_KINDS_ENV = "BENCH_MIX_LANE_KINDS"
 
 
 class LaneConfigError(ValueError):
@@ -16,9 +18,10 @@ class LaneConfigError(ValueError):
 
 
 def available_lanes() -> list[str]:
+    from collectors.qa.answer_lanes import ANSWER_LANES
     from collectors.search import LANES
 
-    return [*OFFLINE_LANES, *sorted(LANES)]
+    return [*OFFLINE_LANES, *sorted(LANES), *ANSWER_LANES]
 
 
 def build_lanes(
@@ -40,7 +43,24 @@ def build_lanes(
             f"unknown lane(s) {', '.join(unknown)}; available: {', '.join(available_lanes())}"
         )
     lanes: dict[str, QaLane] = {}
-    vendor = [name for name in names if name not in OFFLINE_LANES]
+    from collectors.qa.answer_lanes import ANSWER_LANES, answer_lanes
+
+    answering = [name for name in names if name in ANSWER_LANES]
+    env = os.environ if environ is None else environ
+    if answering and len(answering) < len(names) and env.get(MIX_LANE_KINDS_ENV) != "1":
+        raise LaneConfigError(
+            f"answer lane(s) {', '.join(answering)} are the vendors' own answers and are never "
+            "ranked with synthesised lanes unless you ask: run them in a run of their own, or set "
+            f"{MIX_LANE_KINDS_ENV}=1 to put both kinds in one run"
+        )
+    if answering:  # vendors' own answer products: a separate lane kind
+        for lane in answer_lanes(
+            answering,
+            environ=env,
+            base_urls=search_client_options.get("base_urls"),
+        ):
+            lanes[lane.name] = lane
+    vendor = [name for name in names if name not in OFFLINE_LANES and name not in ANSWER_LANES]
     if vendor:
         from collectors.qa.vendor_lanes import vendor_lanes
 

@@ -5,9 +5,10 @@ A question set is a CSV (header row) or JSONL file (one object per line) with
     question      required, non-empty text
     gold_answer   required, non-empty text (stripped)
     gold_urls     optional: a list of strings (JSONL) or URLs separated by newlines/spaces
-    topic         optional text
+    topic         optional text (or `vertical`: the vertical benchmark's question set)
 
-Anything else is refused with the file, line and field named, before any event is written.
+Lines starting with `#` are comments. Anything else is refused with the file, line and field
+named, before any event is written.
 The set is pinned like a dataset: its `DatasetRef` carries the sha256 of the file's bytes, so
 an edited file is a different dataset (and a different run).
 """
@@ -29,7 +30,7 @@ from warehouse.events import DatasetRef
 DEMO_QUESTION_SET = Path(__file__).resolve().with_name("demo_questions.jsonl")
 
 REQUIRED_FIELDS = ("question", "gold_answer")
-OPTIONAL_FIELDS = ("gold_urls", "topic")
+OPTIONAL_FIELDS = ("gold_urls", "topic", "vertical")  # vertical: an alias of topic
 KNOWN_FIELDS = REQUIRED_FIELDS + OPTIONAL_FIELDS
 CSV_SUFFIXES = (".csv",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -76,8 +77,29 @@ def load_question_set(path: Path) -> QaDataset:
     )
 
 
+def _without_comments(text: str) -> tuple[str, int]:
+    """Lines starting with `#` become blank (line numbers in errors stay the file's own); the
+    leading comment block is dropped so the header is the first line csv sees. Returns the text
+    and how many lines were dropped."""
+    lines = ["" if line.lstrip().startswith("#") else line for line in text.split("\n")]
+    skipped = 0
+    while skipped < len(lines) and not lines[skipped].strip():
+        skipped += 1
+    return "\n".join(lines[skipped:]), skipped
+
+
 def _csv_records(text: str, path: Path):
+    text, offset = _without_comments(text)
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        yield from _dict_records(reader, path)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        raise DatasetError(
+            f"{path}: line {reader.line_num + 1}: not a CSV record ({exc})"
+        ) from None
+
+
+def _dict_records(reader: csv.DictReader, path: Path):
     header = reader.fieldnames or []
     if header == simpleqa.HEADER:
         raise DatasetError(
@@ -85,24 +107,24 @@ def _csv_records(text: str, path: Path):
             f"file must be converted to {', '.join(REQUIRED_FIELDS)} (it is not the pinned "
             "upstream file, so it cannot run as simpleqa)"
         )
-    _check_fields(header, path, 1)
+    _check_fields(header, path, 1 + offset)
     start = 2
     for row in reader:
         if None in row:
             raise DatasetError(
-                f"{path}: line {start}: more values than the {len(header)} header columns"
+                f"{path}: line {start + offset}: more values than the {len(header)} header columns"
             )
         if all(not (value or "").strip() for value in row.values()):
             start = reader.line_num + 1
             continue  # a blank line
-        yield start, {key: value for key, value in row.items() if value is not None}
+        yield start + offset, {key: value for key, value in row.items() if value is not None}
         start = reader.line_num + 1
 
 
 def _jsonl_records(text: str, path: Path):
     for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # blank, or a comment (bench init's templates explain the fields)
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -180,7 +202,8 @@ def _validate(records: list[tuple[int, dict[str, Any]]], path: Path) -> list[QaQ
                 problem=problem,
                 gold_answer=gold,
                 gold_urls_raw=_urls(record, path, line_no),
-                topic=_text(record, "topic", path, line_no, required=False),
+                topic=_text(record, "topic", path, line_no, required=False)
+                or _text(record, "vertical", path, line_no, required=False),
             )
         )
     return questions

@@ -520,6 +520,14 @@ class _QaStages(RunStages[Unit]):
                 return [answer("failed", [unit.search["event_id"], unit.chunks["event_id"]])]
             chunks = [Chunk(**c) for c in unit.chunk_list]
             sources = [unit.chunks["event_id"]]
+            own_answer = getattr(lane, "own_answer", None)  # collectors.qa.answer_lanes
+            if own_answer is not None:  # the vendor answered itself: record it, synthesise none
+                call = ProviderCallCompleted.model_validate(unit.search["payload"])
+                outcome, text = own_answer(call)
+                ranks = [c.rank for c in chunks]
+                return [
+                    answer(outcome, [unit.search["event_id"], *sources], answer=text, ranks=ranks)
+                ]
             if not chunks:
                 return [answer("zero_results", sources)]
         else:

@@ -83,6 +83,13 @@ def parse_simpleqa_csv(data: bytes, path: Path | str) -> list[QaQuestion]:
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{path}: not UTF-8 (byte {exc.start})") from None
     reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        return _questions(reader, path)
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit(): not a question
+        raise DatasetError(f"{path}: line {reader.line_num}: not a CSV record ({exc})") from None
+
+
+def _questions(reader, path: Path | str) -> list[QaQuestion]:
     header = next(reader, None)
     if header != HEADER:
         raise DatasetError(f"{path}: header {header!r}, expected {HEADER!r}")

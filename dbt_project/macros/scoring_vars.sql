@@ -12,26 +12,74 @@
     ]) }}
 {%- endmacro %}
 
+{#- The extraction composite's components: weight name -> the leaderboard column it weighs.
+    The names a user may weigh are the keys of var `extraction_weights` in dbt_project.yml (the
+    one list; `bench` and rescore validation read it there); this map says how each is measured
+    and must name exactly those keys. -#}
+{% macro extraction_weight_components() -%}
+    {{ return({
+        'completeness': 'completeness',
+        'success': 'useful_success_rate',
+        'f1': 'token_f1',
+        'latency': 'latency_score',
+        'throughput': 'throughput_score',
+        'shingle_precision': 'shingle_precision',
+        'shingle_recall': 'shingle_recall',
+        'shingle_f1': 'shingle_f1',
+    }) }}
+{%- endmacro %}
+
+{#- The published seed composite (methodology §4.1, the live-URL benchmark's weights): kept
+    beside the user's composite under its own name, whatever `extraction_weights` says. -#}
+{% macro seed_extraction_weights() -%}
+    {{ return({
+        'completeness': 0.40,
+        'success': 0.30,
+        'f1': 0.20,
+        'latency': 0.05,
+        'throughput': 0.05,
+    }) }}
+{%- endmacro %}
+
+{#- The active weights with every component present: a name the override leaves out weighs 0
+    (so `--weights completeness=1` means completeness alone); an unknown name or a negative or
+    non-numeric weight fails the build. -#}
 {% macro extraction_weights() -%}
-    {%- set expected = ['completeness', 'success', 'f1', 'latency', 'throughput'] -%}
+    {%- set components = extraction_weight_components() -%}
     {%- set weights = var('extraction_weights') -%}
     {%- if weights is not mapping -%}
         {{ exceptions.raise_compiler_error(
-            "var extraction_weights must be a mapping with keys " ~ expected | join(', ')
-            ~ "; got " ~ weights) }}
+            "var extraction_weights must be a mapping with keys among "
+            ~ components.keys() | list | join(', ') ~ "; got " ~ weights) }}
     {%- endif -%}
-    {%- if weights.keys() | list | sort != expected | sort -%}
+    {%- set unknown = weights.keys() | reject('in', components.keys() | list) | list -%}
+    {%- if unknown -%}
         {{ exceptions.raise_compiler_error(
-            "var extraction_weights must have exactly the keys " ~ expected | join(', ')
-            ~ "; got " ~ weights.keys() | list | sort | join(', ')) }}
+            "var extraction_weights: unknown weight(s) " ~ unknown | sort | join(', ')
+            ~ "; known: " ~ components.keys() | list | join(', ')) }}
     {%- endif -%}
-    {%- for key in expected -%}
-        {%- if weights[key] is not number or weights[key] < 0 -%}
+    {%- set full = {} -%}
+    {%- for key in components -%}
+        {%- set value = weights.get(key, 0) -%}
+        {%- if value is not number or value is sameas true or value is sameas false or value < 0 -%}
             {{ exceptions.raise_compiler_error(
-                "var extraction_weights." ~ key ~ " must be a number >= 0; got " ~ weights[key]) }}
+                "var extraction_weights." ~ key ~ " must be a number >= 0; got " ~ value) }}
         {%- endif -%}
+        {%- do full.update({key: value}) -%}
     {%- endfor -%}
-    {{ return(weights) }}
+    {{ return(full) }}
+{%- endmacro %}
+
+{#- sum(weight × coalesce(component, 0)) over `weights`, reading components from `relation`.
+    A term that cannot be measured contributes 0; the weights are not renormalised. -#}
+{% macro extraction_composite(weights, relation) -%}
+    {%- set components = extraction_weight_components() -%}
+    (
+    {%- for key, weight in weights.items() %}
+        cast({{ weight }} as double) * coalesce({{ relation }}.{{ components[key] }}, 0)
+        {%- if not loop.last %} +{% endif %}
+    {%- endfor %}
+    )
 {%- endmacro %}
 
 {% macro number_var(name, min_value, max_value=none, min_inclusive=true) -%}

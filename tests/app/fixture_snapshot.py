@@ -87,9 +87,11 @@ DDL = {
         completeness double, raw_success_rate double, useful_success_rate double, token_f1 double,
         latency_p95_s double, avg_output_bytes double,
         latency_score double, throughput_score double, composite double,
+        seed_composite double, composite_is_seed boolean, tie_note varchar,
         w_completeness double, w_success double, w_f1 double, w_latency double,
-        w_throughput double, useful_success_threshold double,
-        rank_composite bigint, rank_shingle_f1 bigint,
+        w_throughput double, w_shingle_precision double, w_shingle_recall double,
+        w_shingle_f1 double, useful_success_threshold double,
+        rank_composite bigint, rank_seed_composite bigint, rank_shingle_f1 bigint,
         event_ids varchar[]
     """,
     "fct_extraction_pages": """
@@ -688,13 +690,21 @@ def _add_leaderboard(tables, run: RunSpec, run_id, pages_by_system, extraction_i
                 "latency_score": latency_score,
                 "throughput_score": throughput_score,
                 "composite": composite,
+                # the fixture scores with the seed weights, shingle terms at 0 (the defaults)
+                "seed_composite": composite,
+                "composite_is_seed": True,
+                "tie_note": None,
                 "w_completeness": WEIGHTS["completeness"],
                 "w_success": WEIGHTS["success"],
                 "w_f1": WEIGHTS["f1"],
                 "w_latency": WEIGHTS["latency"],
                 "w_throughput": WEIGHTS["throughput"],
+                "w_shingle_precision": 0.0,
+                "w_shingle_recall": 0.0,
+                "w_shingle_f1": 0.0,
                 "useful_success_threshold": SCORING_VARS["useful_success_threshold"],
                 "rank_composite": None,
+                "rank_seed_composite": None,
                 "rank_shingle_f1": None,
                 "event_ids": extraction_ids[system.name],
             }
@@ -706,6 +716,7 @@ def _rank(rows: list[dict[str, Any]]) -> None:
         group = [r for r in rows if r["dataset_sha256"] == dataset]
         for column, rank_column in (
             ("composite", "rank_composite"),
+            ("seed_composite", "rank_seed_composite"),
             ("shingle_f1", "rank_shingle_f1"),
         ):
             for rank, row in enumerate(sorted(group, key=lambda r, c=column: -r[c]), start=1):

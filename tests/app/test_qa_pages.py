@@ -304,7 +304,10 @@ def test_series_shows_accuracy_per_run_summary_and_the_noise_note(qa: QaFixture)
     assert "within ±0.4 points" in note and "not called" in note
     assert "confounded with learning" in note
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 1 and "strict accuracy (%)" in charts[0].proto.spec
+    assert len(charts) == 1 and "strict accuracy" in charts[0].proto.spec
+    # the series curve and its noise band around every run
+    marks = [layer["mark"] for layer in json.loads(charts[0].proto.spec)["layer"]]
+    assert [m["type"] if isinstance(m, dict) else m for m in marks] == ["area", "line"]
 
     runs = table_with(at, "Call")
     expected = rows(

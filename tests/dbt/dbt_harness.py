@@ -20,6 +20,10 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DBT_PROJECT = REPO / "dbt_project"
+# The Python models import the shared statistics module (profiles.yml module_paths).
+STATS_MODULE_DIR = DBT_PROJECT / "python"
+if str(STATS_MODULE_DIR) not in sys.path:
+    sys.path.insert(0, str(STATS_MODULE_DIR))
 # the dbt next to the running interpreter (the project venv), else whatever is on PATH
 DBT = Path(sys.executable).with_name("dbt")
 if not DBT.exists():
@@ -35,6 +39,7 @@ def run_dbt(
         "DBT_TARGET_PATH": str(work / "target"),
         "DBT_LOG_PATH": str(work / "logs"),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "BENCH_DBT_MODULE_PATH": str(STATS_MODULE_DIR),
     }
     cmd = [str(DBT), *args, "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
     if vars_:

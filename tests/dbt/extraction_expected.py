@@ -200,21 +200,26 @@ def expected_leaderboard(
             "latency_score": oracle.latency_score(p95_s, vars_["latency_scale_s"]),
             "throughput_score": oracle.throughput_score(avg_bytes, vars_["throughput_full_bytes"]),
         }
-        row["composite"] = oracle.composite(
-            {
-                "completeness": row["completeness"],
-                "success": row["useful_success_rate"],
-                "f1": row["token_f1"],
-                "latency": row["latency_score"],
-                "throughput": row["throughput_score"],
-            },
-            weights,
-        )
+        terms = {
+            "completeness": row["completeness"],
+            "success": row["useful_success_rate"],
+            "f1": row["token_f1"],
+            "latency": row["latency_score"],
+            "throughput": row["throughput_score"],
+            "shingle_precision": row["shingle_precision"],
+            "shingle_recall": row["shingle_recall"],
+            "shingle_f1": row["shingle_f1"],
+        }
+        row["composite"] = oracle.composite(terms, weights)
+        row["seed_composite"] = oracle.composite(terms, oracle.SEED_WEIGHTS)
         rows[key] = row
     for row in rows.values():
         peers = [r for r in rows.values() if r["dataset_sha256"] == row["dataset_sha256"]]
         row["rank_composite"] = 1 + sum(r["composite"] > row["composite"] + 1e-12 for r in peers)
         row["rank_shingle_f1"] = 1 + sum(r["shingle_f1"] > row["shingle_f1"] + 1e-12 for r in peers)
+        row["rank_seed_composite"] = 1 + sum(
+            r["seed_composite"] > row["seed_composite"] + 1e-12 for r in peers
+        )
     return rows
 
 

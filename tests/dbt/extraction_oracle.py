@@ -182,17 +182,20 @@ def percentile_cont(values: list[float], q: float) -> float | None:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-DEFAULT_WEIGHTS = {
+SEED_WEIGHTS = {
     "completeness": 0.40,
     "success": 0.30,
     "f1": 0.20,
     "latency": 0.05,
     "throughput": 0.05,
 }
+# dbt_project.yml's defaults: the seed composite, plus the shingle terms at weight 0
+DEFAULT_WEIGHTS = {**SEED_WEIGHTS, "shingle_precision": 0, "shingle_recall": 0, "shingle_f1": 0}
 
 
 def composite(terms: dict[str, float | None], weights: dict[str, float] = DEFAULT_WEIGHTS) -> float:
-    return sum(weights[key] * (terms[key] or 0.0) for key in weights)
+    """A weight left out counts 0, like the dbt macro."""
+    return sum(weight * (terms[key] or 0.0) for key, weight in weights.items())
 
 
 # --- bootstrap ---------------------------------------------------------------------------------

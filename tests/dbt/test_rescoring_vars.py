@@ -15,9 +15,12 @@ NEW_VARS = {
     "extraction_weights": {
         "completeness": 0.1,
         "success": 0.1,
-        "f1": 0.6,
+        "f1": 0.4,
         "latency": 0.1,
         "throughput": 0.1,
+        "shingle_precision": 0.0,
+        "shingle_recall": 0.0,
+        "shingle_f1": 0.2,
     },
     "useful_success_threshold": 0.9,
     "bootstrap_seed": 7,
@@ -80,7 +83,11 @@ def test_leaderboard_is_rescored(rescored, built_warehouse):
                 row[column],
                 want[column],
             )
-        assert (row["w_f1"], row["useful_success_threshold"]) == (0.6, 0.9)
+        assert (row["w_f1"], row["w_shingle_f1"], row["useful_success_threshold"]) == (
+            0.4,
+            0.2,
+            0.9,
+        )
         # the shingle metric does not depend on any var
         for column in ("shingle_precision", "shingle_recall", "shingle_f1", "shingle_accuracy"):
             assert close(row[column], before[key][column]), (run, system, column)
@@ -110,6 +117,6 @@ def test_invalid_weights_fail_with_a_readable_message(built_warehouse, tmp_path)
             ["run", "--select", "dim_scoring_vars"],
             path,
             tmp_path,
-            {"extraction_weights": {"completeness": 1}},
+            {"extraction_weights": {"completeness": 1, "boilerplate": 1}},
         )
-    assert "var extraction_weights must have exactly the keys" in str(failure.value)
+    assert "var extraction_weights: unknown weight(s) boilerplate" in str(failure.value)

@@ -118,3 +118,157 @@ def test_canary_never_reaches_the_app(tmp_path, monkeypatch):
         at = AppTest.from_file(str(page), default_timeout=60).run()
         rendered = repr([element for element in at])
         assert CANARY not in rendered, page.name
+
+
+# --- vendors that echo the key back, in every encoding (issue #14 point 2) --------------------
+
+ECHO_CANARY = "sk-canary-echo-5d4c3b2a1f0e9d8c7b6a"
+GATEWAY_CANARY = "sk-canary-gateway-1a2b3c4d5e6f7a8b"
+
+
+def _needles(secret: str) -> dict[str, bytes]:
+    """How a leaked key can look on disk or on screen, computed without the scrubber's code."""
+    import base64
+    from urllib.parse import quote
+
+    return {
+        "raw": secret.encode(),
+        "json-escaped": "".join(f"\\u{ord(c):04x}" for c in secret).encode(),
+        "json-escaped-upper": "".join(f"\\u{ord(c):04X}" for c in secret).encode(),
+        "percent": quote(secret + "/", safe="").encode(),
+        "base64": base64.b64encode(secret.encode()).rstrip(b"=")[:-2],
+        "base64-basic": base64.b64encode(f"user:{secret}".encode())[8:-4],
+    }
+
+
+def _echo_body(secret: str) -> str:
+    """A 401 like real APIs send, naming the key in every form: the \\u escapes are JSON escapes
+    (decoded by the client into the plain key) and also literal text (kept as backslash-u)."""
+    import base64
+    from urllib.parse import quote
+
+    escaped = "".join(f"\\u{ord(c):04x}" for c in secret)
+    return (
+        '{"error": {"message": "Incorrect API key provided: ' + secret + '", '
+        '"decoded": "' + escaped + '", '
+        '"literal": "' + escaped.replace("\\", "\\\\") + '", '
+        '"percent": "' + quote(secret + "/", safe="") + '", '
+        '"base64": "' + base64.b64encode(secret.encode()).decode() + '", '
+        '"basic": "Basic ' + base64.b64encode(f"user:{secret}".encode()).decode() + '"}}'
+    )
+
+
+class _EchoVendor:
+    """Answers every request with 401 and the presented key echoed back in every encoding."""
+
+    def __init__(self):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _reply(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                body = _echo_body(ECHO_CANARY).encode()
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("X-Echo-Key", ECHO_CANARY)
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _reply
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def _file_hits(root: Path, needles: dict[str, bytes]) -> list[str]:
+    hits = []
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            hits += [f"{path.relative_to(root)}:{name}" for name, n in needles.items() if n in data]
+    return hits
+
+
+def _db_needle_hits(path: Path, needles: dict[str, bytes]) -> list[str]:
+    hits = []
+    with duckdb.connect(str(path), read_only=True) as con:
+        for schema, table, column in _text_columns(con):
+            for name, needle in needles.items():
+                found = con.execute(
+                    f'select count(*) from "{schema}"."{table}" '
+                    f'where contains(cast("{column}" as varchar), ?)',
+                    [needle.decode()],
+                ).fetchone()[0]
+                if found:
+                    hits.append(f"{path.name}:{schema}.{table}.{column}:{name}")
+    return hits
+
+
+def test_echoed_keys_and_gateway_credentials_never_persist(tmp_path):
+    """Brave echoes its key in a 401 (raw, JSON-escaped, percent, base64); the synthesizer is
+    an openai-compatible gateway whose URL carries credentials and whose completions quote
+    the key. Nothing of either may reach the data root, a DuckDB file, an export or output."""
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from tests.qa.llm_fake import FakeLlmServer
+
+    home = tmp_path / "home"
+    echoed = _echo_body(ECHO_CANARY).replace('"', "'")
+    with _EchoVendor() as vendor, FakeLlmServer(lambda prompt: f"Answer. {echoed}") as llm:
+        host = llm.base_url.split("://", 1)[1]
+        synthesizer = f"openai-compatible:m@http://user:{GATEWAY_CANARY}@{host}/v1"
+        env = {
+            **os.environ,
+            "BENCH_HOME": str(home),
+            "BRAVE_SEARCH_API_KEY": ECHO_CANARY,
+            "OPENAI_COMPATIBLE_API_KEY": GATEWAY_CANARY,
+            "BENCH_BASE_URL_BRAVE": vendor.base_url,
+        }
+        command = [BENCH, "run", "qa", "--questions", "demo", "--lanes", "brave_search,local-bm25"]
+        command += ["--limit", "3", "--synthesizer", synthesizer]
+        outputs = [subprocess.run(command, capture_output=True, text=True, env=env)]
+        # A refused key aborts its lane (exit 1) after the rest of the run is scored.
+        assert outputs[0].returncode in (0, 1), outputs[0].stderr[-3000:]
+        assert "HTTP 401" in outputs[0].stderr, outputs[0].stderr[-3000:]
+        assert llm.calls, "the gateway must have been called, or this test proves nothing"
+    for extra in (["status"], ["verify"], ["export", "dim_events", "--out", str(home / "x.csv")]):
+        outputs.append(subprocess.run([BENCH, *extra], capture_output=True, text=True, env=env))
+        assert outputs[-1].returncode == 0, (extra, outputs[-1].stderr[-2000:])
+
+    found = 0
+    for secret in (ECHO_CANARY, GATEWAY_CANARY):
+        needles = _needles(secret)
+        printed = "".join(o.stdout + o.stderr for o in outputs).encode()
+        hits = [name for name, n in needles.items() if n in printed]
+        hits += _file_hits(home, needles)
+        hits += _db_needle_hits(home / "warehouse.duckdb", needles)
+        hits += _db_needle_hits(home / "serve.duckdb", needles)
+        assert hits == [], secret
+        found += len(hits)
+    assert found == 0
+    with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
+        (failed,) = con.execute(
+            "select count(*) from marts.dim_events where event_type = 'provider_call_failed' "
+            "and payload::varchar like '%[REDACTED]%'"
+        ).fetchone()
+    assert failed >= 1, "the echoed 401s must be in the warehouse, scrubbed"

@@ -108,6 +108,8 @@ def test_torn_final_line_is_set_aside_with_a_report_never_loaded(log):
     crashed = log.log_dir / "29991231T000000000000Z-99-dead.jsonl"
     good = log.segments()[0].read_bytes().splitlines(keepends=True)
     crashed.write_bytes(b"".join(good[:0]) + b'{"event_id":"half')
+    with log._manifest_lock():  # as the crashed writer did before its first line
+        log._append_record({"op": "open", "segment": crashed.name, "pid": 99})
     assert [(p.kind, p.line) for p in verify_log(log).problems] == [("torn line", 1)]
     assert [line for line in log.iter_raw(crashed)] == []
 
@@ -156,3 +158,70 @@ def test_upcast_refuses_events_from_the_future():
 def test_payload_models_forbid_unknown_fields():
     with pytest.raises(ValueError):
         parse_payload("item_registered", {**item_event(0).payload, "surprise": 1})
+
+
+def test_fast_line_is_the_canonical_json_of_the_envelope(log):
+    """The writer splices the chain link into the JSON `make_event` hashed; the bytes must be
+    exactly the canonical JSON of the whole envelope, nested `producer` keys included."""
+    from warehouse.canonical import canonical_json
+
+    event = make_event(
+        ItemRegistered(
+            item_id='x ,"producer":{"a":1} é',
+            dataset_sha256="0" * 64,
+            position=1,
+            ground_truth_text='"prev_sha256":"no"',
+            anchors=[',"producer":'],
+            anchor_rule_version="1",
+        ),
+        run_id="run-1",
+        producer=PRODUCER,
+    )
+    write(log, [event])
+    line = log.segments()[0].read_bytes().rstrip(b"\n").decode("utf-8")
+    body = event.model_dump()
+    body["prev_sha256"] = json.loads(line)["prev_sha256"]
+    assert line == canonical_json(body)
+    assert verify_log(log).intact
+
+
+def test_a_segment_no_writer_opened_is_foreign_and_never_sealed(log):
+    write(log, [item_event(0)])
+    elsewhere = EventLog(log.log_dir.parent / "elsewhere")  # a well-formed, chained segment
+    write(elsewhere, [item_event(5)])
+    forged = log.log_dir / elsewhere.segments()[0].name
+    forged.write_bytes(elsewhere.segments()[0].read_bytes())
+    assert log.recover() == []
+    assert forged.name not in log.manifest()
+    assert [(p.segment, p.kind) for p in verify_log(log).problems] == [
+        (forged.name, "foreign segment")
+    ]
+
+
+def test_a_torn_manifest_line_is_set_aside_naming_the_file(log):
+    from warehouse.log import ManifestCorrupt
+
+    write(log, [item_event(0)])
+    with open(log.manifest_path, "ab") as handle:
+        handle.write(b'{"op": "seal", "segment": "x", "lin')  # killed mid-write
+    problems = verify_log(log).problems
+    assert [(p.segment, p.kind) for p in problems] == [("MANIFEST.jsonl", "torn line")]
+    torn = log.recover()
+    assert [t.segment for t in torn] == ["MANIFEST.jsonl"]
+    assert torn[0].saved_to.read_bytes().endswith(b'"lin')
+    assert verify_log(log).intact
+    write(log, [item_event(1)])  # the log is writable again
+    # a damaged line in the middle is a clear error naming the file and line, not a bare
+    # "Unterminated string"
+    text = log.manifest_path.read_text().splitlines()
+    text[0] = text[0][:-5]
+    log.manifest_path.write_text("\n".join(text) + "\n")
+    with pytest.raises(ManifestCorrupt, match=r"MANIFEST.jsonl:1: not a MANIFEST record"):
+        log.manifest()
+
+
+def test_an_envelope_equals_its_copy_whatever_the_writer_cached():
+    from warehouse.events import Envelope
+
+    event = item_event(3)
+    assert Envelope(**event.model_dump()) == event

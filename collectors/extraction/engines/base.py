@@ -36,7 +36,7 @@ def distribution_version(distribution: str) -> str:
     except importlib.metadata.PackageNotFoundError:
         raise EngineUnavailable(
             f"python distribution {distribution!r} is not installed; "
-            "install the pins in requirements.txt"
+            "install the package with its dependencies: pip install -c requirements.lock.txt ."
         ) from None
 
 

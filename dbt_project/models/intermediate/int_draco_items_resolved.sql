@@ -80,6 +80,8 @@ grid as (
     inner join runs on tasks.run_id = runs.run_id
     inner join lanes on tasks.run_id = lanes.run_id
     inner join judges on tasks.run_id = judges.run_id
+    -- an excluded item (item_excluded, int_corrections_items_excluded) leaves every score
+    where not {{ is_excluded_item('draco', 'tasks.run_id', 'tasks.item_id', 'tasks.dataset_sha256') }}
 
 ),
 

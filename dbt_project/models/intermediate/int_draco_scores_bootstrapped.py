@@ -5,7 +5,7 @@ The vendor score is the mean item score over every item of the grid (failed and 
 items with replacement; the interval is the 2.5th and 97.5th percentile of the resampled means
 (numpy linear interpolation).
 
-Determinism: each group draws from its own generator,
+Determinism (dbt_project/python/bench_stats.py): each group draws from its own generator,
     numpy.random.default_rng([draco_bootstrap_seed, first 8 bytes of sha256(run_id \\x1f lane \\x1f judge_id)]),
 over its items ordered by (position, item_id): a group's interval depends only on the seed and
 its own items, so rebuilds are bit-identical and other runs or regimes never move it.
@@ -14,10 +14,8 @@ No items or 0 samples -> NULL interval.
 Grain: one row per (run_id, lane, judge_id) of int_draco_items_scored. Tested in tests/dbt_draco.
 """
 
-import hashlib
-
-import numpy as np
 import pyarrow as pa
+from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
 
 SCHEMA = pa.schema(
     [
@@ -33,31 +31,11 @@ SCHEMA = pa.schema(
 )
 
 
-def group_rng(seed, run_id, lane, judge_id):
-    digest = hashlib.sha256(f"{run_id}\x1f{lane}\x1f{judge_id}".encode()).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "big")])
-
-
-def bootstrap_interval(values, seed, samples, key):
-    if samples <= 0 or len(values) == 0:
-        return None, None
-    rng = group_rng(seed, *key)
-    data = np.asarray(values, dtype=float)
-    index = rng.integers(0, len(data), size=(samples, len(data)))
-    means = data[index].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def model(dbt, session):
     dbt.config(materialized="table")
     seed = int(dbt.config.get("draco_bootstrap_seed"))
     samples = int(dbt.config.get("draco_bootstrap_samples"))
-    if seed < 0 or samples < 0:
-        raise ValueError(
-            "draco_bootstrap_seed and draco_bootstrap_samples must be >= 0; "
-            f"got {seed} and {samples}"
-        )
+    check_bootstrap_vars(seed, samples, "draco_bootstrap_seed", "draco_bootstrap_samples")
     rows = (
         dbt.ref("int_draco_items_scored")
         .project("run_id, lane, judge_id, position, item_id, score")
@@ -70,7 +48,7 @@ def model(dbt, session):
         groups.setdefault((row["run_id"], row["lane"], row["judge_id"]), []).append(row["score"])
     out = []
     for key, values in sorted(groups.items()):
-        low, high = bootstrap_interval(values, seed, samples, key)
+        low, high = bootstrap_mean_interval(values, seed, samples, key)
         out.append(
             {
                 "run_id": key[0],

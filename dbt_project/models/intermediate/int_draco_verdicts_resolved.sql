@@ -11,6 +11,15 @@
 -- met_recorded is the event's own met, kept for audit; met_overridden = the two differ (a
 -- collector that wrote the wrong met is visible, and cannot bias the score up).
 -- flagged = the sample is unparsed or failed.
+-- Incremental by ingest batch (macros/incremental_events.sql): only the samples with a verdict
+-- in a new batch are resolved again, from every judge attempt of those samples.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key=['run_id', 'lane', 'item_id', 'attempt', 'judge_id', 'criterion_id', 'sample'],
+) }}
+{%- set sample_key = ['run_id', 'lane', 'item_id', 'attempt', 'judge_id', 'criterion_id', 'sample'] %}
+
 with
 
 runs as (
@@ -19,11 +28,38 @@ runs as (
 
 ),
 
+superseded as (
+
+    select * from {{ ref('int_corrections_verdicts_superseded') }}
+    where superseded_event_type = 'judge_verdict'
+
+),
+
 verdicts as (
 
-    select verdicts.*
+    -- a verdict_superseded correction replaces the verdict: it scores as a parsed sample
+    select
+        verdicts.* replace (
+            coalesce(superseded.replacement, verdicts.verdict) as verdict,
+            case when superseded.replacement is not null then 'parsed' else verdicts.outcome end
+                as outcome
+        ),
+        superseded.correction_event_id as superseded_by_event_id
     from {{ ref('stg_events__judge_verdict') }} as verdicts
     inner join runs on verdicts.run_id = runs.run_id
+    left join superseded on verdicts.verdict_event_id = superseded.superseded_event_id
+    {%- if is_incremental() %}
+    -- corrections arriving later force a full refresh (bench/dbt_build.py), so only new
+    -- verdicts need re-resolving here
+    semi join (
+        select distinct {{ sample_key | join(', ') }}
+        from {{ ref('stg_events__judge_verdict') }}
+        where true {{ only_new_loads() }}
+    ) as touched on
+        {%- for column in sample_key %}
+        {{ 'and ' if not loop.first }}verdicts.{{ column }} = touched.{{ column }}
+        {%- endfor %}
+    {%- endif %}
 
 ),
 
@@ -38,7 +74,10 @@ resolved as (
         end as met,
         count(*) over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
-        ) as n_judge_attempts
+        ) as n_judge_attempts,
+        max(_load_id) over (
+            partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
+        ) as last_load_id
     from verdicts
     qualify row_number() over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
@@ -64,14 +103,16 @@ final as (
         verdict,
         met,
         met_recorded,
-        coalesce(met != met_recorded, true) as met_overridden,
+        superseded_by_event_id is null and coalesce(met != met_recorded, true) as met_overridden,
         outcome in ('unparsed', 'failed') as flagged,
         justification,
         reasks,
         error_class,
         source_event_id,
         llm_model,
-        verdict_event_id
+        verdict_event_id,
+        superseded_by_event_id,
+        last_load_id as _load_id
     from resolved
 
 )

@@ -48,6 +48,10 @@ grid as (
     from runs
     inner join items on runs.run_id = items.run_id
     inner join systems on runs.run_id = systems.run_id
+    -- an excluded item (item_excluded, int_corrections_items_excluded) leaves every score
+    where not {{ is_excluded_item(
+        'extraction', 'runs.run_id', 'items.item_id',
+        'coalesce(runs.dataset_sha256, items.dataset_sha256)') }}
 
 ),
 

@@ -4,7 +4,8 @@ Upstream resamples pages with replacement 1,000 times, recomputes corpus precisi
 F1 and accuracy each time, and prints 1.96 x stdev as "±". We store the standard deviation
 (ddof=1) and, beside it, the 1.96 half-width.
 
-Determinism: each (run_id, system) draws from its own generator,
+Determinism (dbt_project/python/bench_stats.py): each (run_id, system) draws from its own
+generator,
     numpy.random.default_rng([bootstrap_seed, first 8 bytes of sha256(run_id \\x1f system)]),
 over its pages ordered by (position, item_id). A group's result therefore depends only on the
 seed and its own pages: rebuilding from the log, or adding another run, never moves it.
@@ -17,12 +18,9 @@ where a mean is undefined is left out of that metric's deviation.
 Grain: one row per (run_id, system) of int_extraction_pages_scored.
 """
 
-import hashlib
-
 import numpy as np
 import pyarrow as pa
-
-MAX_INDEX_CELLS = 4_000_000
+from bench_stats import check_bootstrap_vars, group_rng, resample_indices
 
 SCHEMA = pa.schema(
     [
@@ -41,11 +39,6 @@ SCHEMA = pa.schema(
         ("shingle_accuracy_halfwidth_95", pa.float64()),
     ]
 )
-
-
-def group_rng(seed, run_id, system):
-    digest = hashlib.sha256(f"{run_id}\x1f{system}".encode()).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "big")])
 
 
 def corpus_metrics(precision, recall, in_precision, in_recall, exact, index):
@@ -72,10 +65,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     seed = int(dbt.config.get("bootstrap_seed"))
     samples = int(dbt.config.get("bootstrap_samples"))
-    if seed < 0 or samples < 0:
-        raise ValueError(
-            f"bootstrap_seed and bootstrap_samples must be >= 0; got {seed} and {samples}"
-        )
+    check_bootstrap_vars(seed, samples, "bootstrap_seed", "bootstrap_samples")
     pages = (
         dbt.ref("int_extraction_pages_scored")
         .project(
@@ -100,15 +90,10 @@ def model(dbt, session):
         stds = [None, None, None, None]
         if samples > 0:
             rng = group_rng(seed, run_id, system)
-            # Draw in blocks to bound memory on large corpora; the block size depends only on
-            # the group size, so the draws are the same on every build.
-            block = max(1, MAX_INDEX_CELLS // len(group))
-            parts = []
-            for start in range(0, samples, block):
-                index = rng.integers(0, len(group), size=(min(block, samples - start), len(group)))
-                parts.append(
-                    corpus_metrics(precision, recall, in_precision, in_recall, exact, index)
-                )
+            parts = [
+                corpus_metrics(precision, recall, in_precision, in_recall, exact, index)
+                for index in resample_indices(rng, len(group), samples)
+            ]
             metrics = [np.concatenate([part[k] for part in parts]) for k in range(4)]
             stds = [sample_std(values) for values in metrics]
         halfwidths = [None if std is None else 1.96 * std for std in stds]

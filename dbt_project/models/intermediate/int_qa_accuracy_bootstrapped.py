@@ -4,7 +4,7 @@ Strict accuracy = correct / graded rows (labels correct | incorrect | not_attemp
 did not land are out). var('qa_bootstrap_samples') resamples of the graded rows with
 replacement; the interval is the 2.5th and 97.5th percentile (numpy linear interpolation).
 
-Determinism: each group draws from its own generator,
+Determinism (dbt_project/python/bench_stats.py): each group draws from its own generator,
     numpy.random.default_rng([qa_bootstrap_seed, first 8 bytes of sha256(run_id \\x1f lane \\x1f grader_id)]),
 over its rows ordered by (sample_order, item_id): a group's interval depends only on the seed
 and its own rows, so rebuilds are bit-identical and other runs never move it.
@@ -13,10 +13,8 @@ Fewer than one graded row or 0 samples -> NULL interval.
 Grain: one row per (run_id, lane, grader_id) of int_qa_answers_scored. Tested in tests/dbt_qa.
 """
 
-import hashlib
-
-import numpy as np
 import pyarrow as pa
+from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
 
 SCHEMA = pa.schema(
     [
@@ -32,30 +30,11 @@ SCHEMA = pa.schema(
 )
 
 
-def group_rng(seed, run_id, lane, grader_id):
-    digest = hashlib.sha256(f"{run_id}\x1f{lane}\x1f{grader_id}".encode()).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "big")])
-
-
-def bootstrap_interval(values, seed, samples, key):
-    if samples <= 0 or len(values) == 0:
-        return None, None
-    rng = group_rng(seed, *key)
-    data = np.asarray(values, dtype=float)
-    index = rng.integers(0, len(data), size=(samples, len(data)))
-    means = data[index].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def model(dbt, session):
     dbt.config(materialized="table")
     seed = int(dbt.config.get("qa_bootstrap_seed"))
     samples = int(dbt.config.get("qa_bootstrap_samples"))
-    if seed < 0 or samples < 0:
-        raise ValueError(
-            f"qa_bootstrap_seed and qa_bootstrap_samples must be >= 0; got {seed} and {samples}"
-        )
+    check_bootstrap_vars(seed, samples, "qa_bootstrap_seed", "qa_bootstrap_samples")
     rows = (
         dbt.ref("int_qa_answers_scored")
         .project("run_id, lane, grader_id, sample_order, item_id, label")
@@ -70,7 +49,7 @@ def model(dbt, session):
             values.append(1.0 if row["label"] == "correct" else 0.0)
     out = []
     for key, values in sorted(groups.items()):
-        low, high = bootstrap_interval(values, seed, samples, key)
+        low, high = bootstrap_mean_interval(values, seed, samples, key)
         out.append(
             {
                 "run_id": key[0],

@@ -22,7 +22,21 @@ runs as (
 
 graded as (
 
-    select * from {{ ref('stg_events__answer_graded') }}
+    -- a verdict_superseded correction replaces the stored grade (int_corrections_verdicts_superseded)
+    select
+        graded.* replace (
+            coalesce(superseded.replacement, graded.grade) as grade,
+            case superseded.replacement
+                when 'A' then 'correct'
+                when 'B' then 'incorrect'
+                when 'C' then 'not_attempted'
+                else graded.label
+            end as label
+        )
+    from {{ ref('stg_events__answer_graded') }} as graded
+    left join {{ ref('int_corrections_verdicts_superseded') }} as superseded
+        on graded.grade_event_id = superseded.superseded_event_id
+            and superseded.superseded_event_type = 'answer_graded'
 
 ),
 

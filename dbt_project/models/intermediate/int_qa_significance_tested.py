@@ -23,11 +23,9 @@ statsmodels.
 
 import numpy as np
 import pyarrow as pa
-from scipy import stats
+from bench_stats import ALPHA, adjust, check_correction, paired_ttest
 
 METRICS = ("accuracy", "ndcg_10", "recall_10", "mrr", "llm_hit_10")
-ALPHA = 0.05
-CORRECTIONS = ("bonferroni", "holm")
 
 SCHEMA = pa.schema(
     [
@@ -58,42 +56,11 @@ def metric_value(row, metric):
     return float(value)
 
 
-def paired_test(lane_values, base_values):
-    """(t, p) of ttest_rel, (None, 1.0) for identical vectors, (None, None) for n < 2."""
-    if len(lane_values) < 2:
-        return None, None
-    a = np.asarray(lane_values, dtype=float)
-    b = np.asarray(base_values, dtype=float)
-    if np.array_equal(a, b):
-        return None, 1.0
-    result = stats.ttest_rel(a, b)
-    t, p = float(result.statistic), float(result.pvalue)
-    if np.isnan(p):
-        return None, 1.0
-    return t, p
-
-
-def adjust(p_values, correction):
-    """Adjusted p-values of one family, in input order."""
-    m = len(p_values)
-    if m == 0:
-        return []
-    p = np.asarray(p_values, dtype=float)
-    if correction == "bonferroni":
-        return [float(v) for v in np.minimum(1.0, p * m)]
-    order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate(p[order] * np.arange(m, 0, -1))
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, stepped)
-    return [float(v) for v in adjusted]
-
-
 def model(dbt, session):
     dbt.config(materialized="table")
     baseline = str(dbt.config.get("qa_baseline_lane"))
     correction = str(dbt.config.get("qa_correction"))
-    if correction not in CORRECTIONS:
-        raise ValueError(f"var qa_correction must be bonferroni or holm; got {correction!r}")
+    check_correction(correction, "qa_correction")
     rows = (
         dbt.ref("int_qa_answers_scored")
         .project(
@@ -135,7 +102,7 @@ def model(dbt, session):
                 if defined and items:
                     mean_diff = float(np.mean(np.asarray(a) - np.asarray(b)))
                 if defined:
-                    t, p = paired_test(a, b)
+                    t, p = paired_ttest(a, b)
                 direction = None
                 if mean_diff is not None:
                     direction = "better" if mean_diff > 0 else "worse" if mean_diff < 0 else "same"

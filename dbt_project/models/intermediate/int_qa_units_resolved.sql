@@ -129,6 +129,10 @@ grid as (
     from questions
     inner join runs on questions.run_id = runs.run_id
     inner join lanes on questions.run_id = lanes.run_id
+    -- an excluded question (item_excluded, int_corrections_items_excluded) leaves every score
+    where not {{ is_excluded_item(
+        'qa', 'questions.run_id', 'questions.item_id',
+        'coalesce(questions.dataset_sha256, runs.dataset_sha256)') }}
 
 ),
 

@@ -1,4 +1,12 @@
 {%- set weights = extraction_weights() %}
+{%- set seed_weights = seed_extraction_weights() %}
+{%- set components = extraction_weight_components() %}
+{#- the active weights are the seed composite's when they match it on its five terms and give
+    nothing to the rest -#}
+{%- set ns = namespace(is_seed=true) %}
+{%- for key, weight in weights.items() %}
+{%- if weight != seed_weights.get(key, 0) %}{% set ns.is_seed = false %}{% endif %}
+{%- endfor %}
 {%- set latency_scale_s = number_var('latency_scale_s', 0, min_inclusive=false) %}
 {%- set throughput_full_bytes = number_var('throughput_full_bytes', 0, min_inclusive=false) %}
 
@@ -79,14 +87,79 @@ weighted as (
         scored.*,
         -- a term that cannot be measured (no raw success -> no completeness; imports carry no
         -- latency -> no latency score) contributes 0; the weights are not renormalised
-        (
-            cast({{ weights.completeness }} as double) * coalesce(scored.completeness, 0)
-            + cast({{ weights.success }} as double) * coalesce(scored.useful_success_rate, 0)
-            + cast({{ weights.f1 }} as double) * coalesce(scored.token_f1, 0)
-            + cast({{ weights.latency }} as double) * coalesce(scored.latency_score, 0)
-            + cast({{ weights.throughput }} as double) * coalesce(scored.throughput_score, 0)
-        ) as composite
+        {{ extraction_composite(weights, 'scored') }} as composite,
+        {{ extraction_composite(seed_weights, 'scored') }} as seed_composite
     from scored
+
+),
+
+-- Systems whose composites agree to the 3 decimals shown are tied; the note says on which
+-- components they still differ (or that they agree on all of them), in one line.
+tie_groups as (
+
+    select
+        weighted.*,
+        round(weighted.composite, 3) as composite_shown,
+        count(*) over (
+            partition by weighted.dataset_sha256, round(weighted.composite, 3)
+        ) as n_tied
+    from weighted
+
+),
+
+tie_components as (
+
+    {%- for key, column in components.items() %}
+    select
+        dataset_sha256,
+        composite_shown,
+        '{{ key }}' as component,
+        min(round({{ column }}, 3)) as low,
+        max(round({{ column }}, 3)) as high
+    from tie_groups
+    where n_tied > 1
+    group by dataset_sha256, composite_shown
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
+
+),
+
+tie_reasons as (
+
+    select
+        dataset_sha256,
+        composite_shown,
+        -- the three components that differ most are enough to say why
+        case
+            when count(*) filter (where low is distinct from high) = 0
+                then 'equal on every component'
+            else 'they differ on ' || array_to_string(list_slice(
+                    list(
+                        component || ' ' || printf('%.3f', low) || '–' || printf('%.3f', high)
+                        order by high - low desc, component
+                    ) filter (where low is distinct from high),
+                    1, 3
+                ), ', ')
+        end as differences
+    from tie_components
+    group by dataset_sha256, composite_shown
+
+),
+
+ties as (
+
+    select
+        tie_groups.*,
+        case
+            when tie_groups.n_tied > 1 then
+                'tied with ' || (tie_groups.n_tied - 1) || ' other(s) at '
+                || printf('%.3f', tie_groups.composite_shown) || ': '
+                || tie_reasons.differences
+        end as tie_note
+    from tie_groups
+    left join tie_reasons
+        on tie_groups.dataset_sha256 = tie_reasons.dataset_sha256
+            and tie_groups.composite_shown = tie_reasons.composite_shown
 
 ),
 
@@ -121,20 +194,24 @@ final as (
         weighted.latency_score,
         weighted.throughput_score,
         weighted.composite,
-        cast({{ weights.completeness }} as double) as w_completeness,
-        cast({{ weights.success }} as double) as w_success,
-        cast({{ weights.f1 }} as double) as w_f1,
-        cast({{ weights.latency }} as double) as w_latency,
-        cast({{ weights.throughput }} as double) as w_throughput,
+        weighted.seed_composite,
+        {{ 'true' if ns.is_seed else 'false' }} as composite_is_seed,
+        weighted.tie_note,
+        {%- for key, weight in weights.items() %}
+        cast({{ weight }} as double) as w_{{ key }},
+        {%- endfor %}
         cast({{ var('useful_success_threshold') }} as double) as useful_success_threshold,
         rank() over (
             partition by weighted.dataset_sha256 order by weighted.composite desc
         ) as rank_composite,
         rank() over (
+            partition by weighted.dataset_sha256 order by weighted.seed_composite desc
+        ) as rank_seed_composite,
+        rank() over (
             partition by weighted.dataset_sha256 order by weighted.shingle_f1 desc nulls last
         ) as rank_shingle_f1,
         weighted.event_ids
-    from weighted
+    from ties as weighted
     left join runs on weighted.run_id = runs.run_id
     left join bootstrapped
         on weighted.run_id = bootstrapped.run_id and weighted.system = bootstrapped.system

@@ -20,10 +20,7 @@ import itertools
 
 import numpy as np
 import pyarrow as pa
-from scipy import stats
-
-ALPHA = 0.05
-CORRECTIONS = ("bonferroni", "holm")
+from bench_stats import ALPHA, adjust, check_correction, paired_ttest, paired_wilcoxon
 
 SCHEMA = pa.schema(
     [
@@ -50,53 +47,10 @@ SCHEMA = pa.schema(
 )
 
 
-def _finite(value):
-    return None if value is None or np.isnan(value) else float(value)
-
-
-def paired_tests(a, b):
-    """((t, p_t), (w, p_w)); identical vectors -> (None, 1.0) each; n < 2 -> (None, None)."""
-    if len(a) < 2:
-        return (None, None), (None, None)
-    x = np.asarray(a, dtype=float)
-    y = np.asarray(b, dtype=float)
-    if np.array_equal(x, y):
-        return (None, 1.0), (None, 1.0)
-    t = stats.ttest_rel(x, y)
-    t_stat, p_t = _finite(t.statistic), _finite(t.pvalue)
-    try:
-        w = stats.wilcoxon(x, y)
-        w_stat, p_w = _finite(w.statistic), _finite(w.pvalue)
-    except ValueError:
-        w_stat, p_w = None, None
-    return (t_stat, 1.0 if p_t is None else p_t), (w_stat, p_w)
-
-
-def adjust(p_values, correction):
-    """Adjusted p-values of one family in input order; NULL stays NULL and is not counted."""
-    tested = [i for i, p in enumerate(p_values) if p is not None]
-    out = [None] * len(p_values)
-    m = len(tested)
-    if m == 0:
-        return out
-    p = np.asarray([p_values[i] for i in tested], dtype=float)
-    if correction == "bonferroni":
-        adjusted = np.minimum(1.0, p * m)
-    else:
-        order = np.argsort(p, kind="stable")
-        stepped = np.maximum.accumulate(p[order] * np.arange(m, 0, -1))
-        adjusted = np.empty(m)
-        adjusted[order] = np.minimum(1.0, stepped)
-    for i, value in zip(tested, adjusted, strict=True):
-        out[i] = float(value)
-    return out
-
-
 def model(dbt, session):
     dbt.config(materialized="table")
     correction = str(dbt.config.get("draco_correction"))
-    if correction not in CORRECTIONS:
-        raise ValueError(f"var draco_correction must be bonferroni or holm; got {correction!r}")
+    check_correction(correction, "draco_correction")
     rows = (
         dbt.ref("int_draco_items_scored")
         .project("run_id, judge_id, lane, item_id, position, score")
@@ -118,7 +72,8 @@ def model(dbt, session):
             items = sorted(set(own_a) & set(own_b), key=lambda i: (own_a[i][0], i))
             a = [own_a[i][1] for i in items]
             b = [own_b[i][1] for i in items]
-            (t_stat, p_t), (w_stat, p_w) = paired_tests(a, b)
+            t_stat, p_t = paired_ttest(a, b)
+            w_stat, p_w = paired_wilcoxon(a, b)
             mean_a = float(np.mean(a)) if items else None
             mean_b = float(np.mean(b)) if items else None
             mean_diff = float(np.mean(np.asarray(a) - np.asarray(b))) if items else None

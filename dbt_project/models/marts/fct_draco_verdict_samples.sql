@@ -12,6 +12,15 @@
 --   judge_model        the regime's model (judge_regime_registered); llm_* describe the call
 --                      that decided this verdict and are NULL when no call was recorded;
 --   earlier_calls      JSON list of the earlier, unscored completions of the sample (re-asks).
+-- Incremental (macros/incremental_events.sql): a build recomputes only the samples that got a
+-- new verdict event, with every judge attempt of those samples (is_latest_attempt needs them).
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key=['run_id', 'lane', 'item_id', 'attempt', 'judge_id', 'criterion_id', 'sample'],
+) }}
+{%- set sample_key = 'run_id, lane, item_id, attempt, judge_id, criterion_id, sample' %}
+
 with
 
 runs as (
@@ -20,11 +29,33 @@ runs as (
 
 ),
 
+{%- if is_incremental() %}
+
+touched as (
+
+    select distinct {{ sample_key }}
+    from {{ ref('stg_events__judge_verdict') }} as new_verdicts
+    where _load_id >= {{ first_unseen_load_id(
+            ref('stg_events__judge_verdict'), 'verdict_event_id', 'verdict_event_id') }}
+        and not exists (
+            select 1 from {{ this }} as seen
+            where seen.verdict_event_id = new_verdicts.verdict_event_id
+        )
+
+),
+{%- endif %}
+
 verdicts as (
 
     select verdicts.*
     from {{ ref('stg_events__judge_verdict') }} as verdicts
     inner join runs on verdicts.run_id = runs.run_id
+    {%- if is_incremental() %}
+    semi join touched on
+        {%- for column in sample_key.split(', ') %}
+        {{ 'and ' if not loop.first }}verdicts.{{ column }} = touched.{{ column }}
+        {%- endfor %}
+    {%- endif %}
 
 ),
 
@@ -34,16 +65,6 @@ regimes as (
     qualify row_number() over (
             partition by run_id, judge_id order by occurred_at, regime_event_id
         ) = 1
-
-),
-
-earlier as (
-
-    select
-        event_id as verdict_event_id,
-        coalesce(payload -> 'earlier_calls', '[]') as earlier_calls
-    from {{ ref('stg_events') }}
-    where event_type = 'judge_verdict'
 
 ),
 
@@ -97,15 +118,14 @@ final as (
         ranked.llm_input_tokens,
         ranked.llm_output_tokens,
         ranked.llm_latency_ms,
-        json_array_length(earlier.earlier_calls) as n_earlier_calls,
-        earlier.earlier_calls,
+        json_array_length(ranked.earlier_calls) as n_earlier_calls,
+        ranked.earlier_calls,
         ranked.occurred_at,
         ranked.verdict_event_id,
         ranked.source_event_id,
         regimes.regime_event_id
     from ranked
     left join regimes on ranked.run_id = regimes.run_id and ranked.judge_id = regimes.judge_id
-    left join earlier on ranked.verdict_event_id = earlier.verdict_event_id
 
 )
 

@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'answer_graded'
+    where event_type = 'answer_graded'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as grade_event_id,
         run_id,
         occurred_at,

@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'answer_synthesized'
+    where event_type = 'answer_synthesized'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as answer_event_id,
         run_id,
         occurred_at,

@@ -5,13 +5,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'chunks_normalized'
+    where event_type = 'chunks_normalized'{{ only_new_loads() }}
 
 ),
 
 events as (
 
     select
+        _load_id,
         event_id as chunks_event_id,
         run_id,
         occurred_at,
@@ -30,6 +31,7 @@ events as (
 unnested as (
 
     select
+        _load_id,
         chunks_event_id,
         run_id,
         occurred_at,
@@ -47,6 +49,7 @@ unnested as (
 renamed as (
 
     select
+        unnested._load_id,
         unnested.chunks_event_id,
         unnested.run_id,
         unnested.occurred_at,

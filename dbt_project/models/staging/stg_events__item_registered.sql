@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'item_registered'
+    where event_type = 'item_registered'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as item_event_id,
         run_id,
         occurred_at as registered_at,

@@ -6,13 +6,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'judge_regime_registered'
+    where event_type = 'judge_regime_registered'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as regime_event_id,
         run_id,
         occurred_at,

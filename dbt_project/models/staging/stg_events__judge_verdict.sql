@@ -1,18 +1,20 @@
 -- One row per judge_verdict event, i.e. per (run_id, lane, item_id, attempt, judge_id,
 -- criterion_id, sample, judge_attempt). `met` is already the least favourable verdict for an
--- unparsed or failed sample (warehouse/events.py); llm_* are NULL when no LLM was called.
+-- unparsed or failed sample (warehouse/events.py); llm_* are NULL when no LLM was called;
+-- earlier_calls is the JSON list of the sample's earlier, unscored completions (re-asks).
 with
 
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'judge_verdict'
+    where event_type = 'judge_verdict'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as verdict_event_id,
         run_id,
         occurred_at,
@@ -39,7 +41,8 @@ renamed as (
         payload ->> '$.llm.raw_completion' as llm_raw_completion,
         cast(payload ->> '$.llm.input_tokens' as bigint) as llm_input_tokens,
         cast(payload ->> '$.llm.output_tokens' as bigint) as llm_output_tokens,
-        cast(payload ->> '$.llm.latency_ms' as double) as llm_latency_ms
+        cast(payload ->> '$.llm.latency_ms' as double) as llm_latency_ms,
+        coalesce(payload -> 'earlier_calls', '[]') as earlier_calls
     from source
 
 )

@@ -4,13 +4,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'research_completed'
+    where event_type = 'research_completed'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as research_event_id,
         run_id,
         occurred_at,

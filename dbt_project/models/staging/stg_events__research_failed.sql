@@ -4,13 +4,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'research_failed'
+    where event_type = 'research_failed'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as research_failed_event_id,
         run_id,
         occurred_at,

@@ -4,13 +4,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'rubric_task_registered'
+    where event_type = 'rubric_task_registered'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as task_event_id,
         run_id,
         occurred_at,

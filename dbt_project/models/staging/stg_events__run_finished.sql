@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'run_finished'
+    where event_type = 'run_finished'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as run_finished_event_id,
         run_id,
         occurred_at as finished_at,

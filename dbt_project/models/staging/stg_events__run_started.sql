@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'run_started'
+    where event_type = 'run_started'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as run_started_event_id,
         run_id,
         occurred_at as started_at,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from app.data import SnapshotUnavailable, _query
+from app.data.core import SnapshotUnavailable, _query
 
 LEADERBOARD_COLUMNS = (
     "system, vertical, engine_kind, ground_truth, urls_scored, urls_excluded, raw_success_rate, "

@@ -1,0 +1,168 @@
+"""How `bench` builds the dbt project: incremental models, unit tests apart, rescoring by lineage.
+
+* A user's build runs the models and the data tests (grain and contracts), not the dbt unit
+  tests: `bench test` (and `bench build --with-unit-tests`, and CI) runs those.
+* Staging and per-verdict models are incremental (dbt_project/macros/incremental_events.sql).
+  When the dbt project itself changed since a warehouse was last built (a new release, a model
+  edited), the build is a `--full-refresh`, so an incremental table never keeps rows made by
+  older SQL. The fingerprint of the project is kept beside the warehouse file.
+* A rescore builds only the models that read a changed var and what is downstream of them
+  (`models_reading_vars`, from dbt's manifest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bench.dbt_runner import DbtError, NodeProgress, run_dbt
+from bench.settings import DBT_PROJECT_DIR
+from warehouse.paths import BenchPaths
+
+NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
+_PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests")
+
+
+def project_fingerprint(project_dir: Path = DBT_PROJECT_DIR) -> str:
+    """sha256 over every file of the dbt project that decides what a model holds."""
+    digest = hashlib.sha256()
+    for part in _PROJECT_PARTS:
+        root = project_dir / part
+        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+        for path in files:
+            if path.exists() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(project_dir)).encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint_file(warehouse_db: Path) -> Path:
+    return warehouse_db.with_name(warehouse_db.name + ".dbt-project.sha256")
+
+
+CORRECTION_EVENT_TYPES = ("item_excluded", "verdict_superseded")
+
+
+def corrections_loaded(warehouse_db: Path) -> int:
+    """How many correction events the warehouse holds. A correction can change rows that no new
+    event touches (an old verdict superseded, an item excluded in every run), which incremental
+    models keyed on the ingest batch would never revisit; so a new one forces a full refresh.
+    Corrections are rare, and the count is read from the event-type column only."""
+    import duckdb
+
+    if not warehouse_db.exists():
+        return 0
+    try:
+        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+            types = ", ".join(f"'{t}'" for t in CORRECTION_EVENT_TYPES)
+            row = con.execute(
+                f"select count(*) from raw.events where event_type in ({types})"
+            ).fetchone()
+    except duckdb.CatalogException:  # no events loaded yet
+        return 0
+    return int(row[0]) if row else 0
+
+
+def _needs_full_refresh(warehouse_db: Path, fingerprint: str) -> bool:
+    marker = fingerprint_file(warehouse_db)
+    return not marker.exists() or marker.read_text(encoding="utf-8").strip() != fingerprint
+
+
+def dbt_build(
+    paths: BenchPaths,
+    *,
+    warehouse_db: Path | None = None,
+    dbt_vars: dict[str, Any] | None = None,
+    select: Iterable[str] | None = None,
+    with_unit_tests: bool = False,
+    on_progress: NodeProgress | None = None,
+) -> None:
+    """`dbt build`: full refresh when the project changed, unit tests only when asked."""
+    db = warehouse_db or paths.warehouse_db
+    fingerprint = f"{project_fingerprint()} corrections={corrections_loaded(db)}"
+    command = ["build"]
+    if not with_unit_tests:
+        command += NO_UNIT_TESTS
+    selected = list(select or [])
+    if selected:
+        command += ["--select", *selected]
+    full = _needs_full_refresh(db, fingerprint)
+    if full:
+        command.append("--full-refresh")
+    run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)
+    if full and not selected:  # a partial build leaves the other models as they were
+        fingerprint_file(db).write_text(fingerprint + "\n", encoding="utf-8")
+    elif full:
+        fingerprint_file(db).unlink(missing_ok=True)
+
+
+def dbt_unit_tests(paths: BenchPaths, *, dbt_vars: dict[str, Any] | None = None) -> str:
+    """Every dbt unit test (each scoring rule's), against the built warehouse's column types."""
+    if not paths.warehouse_db.exists():
+        raise DbtError(f"no warehouse at {paths.warehouse_db}: run `bench build` first")
+    return run_dbt(
+        paths,
+        ["test", "--select", "test_type:unit"],
+        dbt_vars=dbt_vars or None,
+        quiet=False,
+    )
+
+
+# --- rescoring by lineage --------------------------------------------------------------------
+
+
+def _mentions(text: str, names: Iterable[str]) -> bool:
+    """A var is read by name: var('x'), number_var('x', ...), dbt.config.get("x"), a list of
+    names... so any quoted occurrence of the name counts (over-selecting is safe)."""
+    return any(re.search(rf"""['"]{re.escape(name)}['"]""", text) for name in names)
+
+
+def models_reading_vars(manifest: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """Names of the models and seeds that read any of `names`, directly or through macros."""
+    names = list(names)
+    macros = manifest.get("macros", {})
+    reading = {uid for uid, m in macros.items() if _mentions(m.get("macro_sql", ""), names)}
+    changed = True
+    while changed:  # macros calling macros that read the var
+        changed = False
+        for uid, macro in macros.items():
+            if uid not in reading and reading & set(macro["depends_on"]["macros"]):
+                reading.add(uid)
+                changed = True
+    found = []
+    for node in manifest.get("nodes", {}).values():
+        if node["resource_type"] not in ("model", "seed", "snapshot"):
+            continue
+        if node.get("package_name") != manifest["metadata"].get("project_name", "bench"):
+            continue
+        direct = _mentions(node.get("raw_code", ""), names)
+        via_config = _mentions(json.dumps(node.get("unrendered_config", {})), names)
+        via_macro = reading & set(node.get("depends_on", {}).get("macros", []))
+        if direct or via_config or via_macro:
+            found.append(node["name"])
+    return sorted(found)
+
+
+def load_manifest(paths: BenchPaths) -> dict[str, Any] | None:
+    path = paths.dbt_dir / "target" / "manifest.json"
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+def rescore_selection(paths: BenchPaths, changed_vars: Iterable[str]) -> list[str] | None:
+    """`--select` arguments for a rescore: each model reading a changed var, with `+` (all that
+    is downstream). None = build everything (no manifest yet, or a var no model reads)."""
+    manifest = load_manifest(paths)
+    changed = sorted(set(changed_vars))
+    if manifest is None or not changed:
+        return None
+    models = models_reading_vars(manifest, changed)
+    return [f"{name}+" for name in models] or None

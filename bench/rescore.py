@@ -1,0 +1,201 @@
+"""`bench rescore`: validated scoring vars, a build of only what they feed, a before/after table.
+
+The valid extraction weight names come from ONE place, the default of var `extraction_weights`
+in dbt_project/dbt_project.yml (the composite's SQL validates the same keys).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml
+
+from bench.settings import DBT_PROJECT_DIR
+
+WEIGHT_TOLERANCE = 1e-9
+
+
+@cache
+def dbt_var_defaults(project_dir: Path = DBT_PROJECT_DIR) -> dict[str, Any]:
+    with open(project_dir / "dbt_project.yml", encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["vars"]
+
+
+def extraction_weight_names() -> tuple[str, ...]:
+    """The composite's components, in the order dbt_project.yml lists them."""
+    return tuple(dbt_var_defaults()["extraction_weights"])
+
+
+def parse_weights(spec: str) -> dict[str, float]:
+    """`completeness=0.5,success=0.5` -> the whole new weight set (components left out are 0).
+
+    Refused, naming the rule: an unknown name, a name given twice, a value that is not a finite
+    number in [0, 1], and a set that does not sum to 1."""
+    names = extraction_weight_names()
+    given: dict[str, float] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        name, sep, value = (s.strip() for s in part.partition("="))
+        if not sep or not name:
+            raise ValueError(f"--weights: {part!r}: expected NAME=NUMBER")
+        if name not in names:
+            raise ValueError(
+                f"--weights: unknown weight {name!r}; the composite's components are "
+                f"{', '.join(names)} (var extraction_weights in dbt_project.yml)"
+            )
+        if name in given:
+            raise ValueError(f"--weights: {name} is given twice")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"--weights: {name}={value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise ValueError(f"--weights: {name}={value}: a weight must be a finite number")
+        if not 0 <= number <= 1:
+            raise ValueError(f"--weights: {name}={value}: each weight must be in [0, 1]")
+        given[name] = number
+    if not given:
+        raise ValueError("--weights: give at least one NAME=NUMBER")
+    total = math.fsum(given.values())
+    if abs(total - 1) > WEIGHT_TOLERANCE:
+        raise ValueError(
+            f"--weights: the weights must sum to 1 (they sum to {total:g}); --weights replaces "
+            f"the whole set, a component left out weighs 0"
+        )
+    return {name: given.get(name, 0.0) for name in names}
+
+
+def check_draco_overrides(rows: list[dict[str, Any]], warehouse_db: Path) -> None:
+    """Every override must name a criterion registered in the warehouse (item and criterion)."""
+    if not warehouse_db.exists():
+        raise ValueError(f"no warehouse at {warehouse_db}: run `bench build` before rescoring")
+    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        try:
+            known = set(
+                con.execute(
+                    "select distinct item_id, criterion_id from marts.dim_rubric_criteria"
+                ).fetchall()
+            )
+        except duckdb.CatalogException:
+            known = set()
+    items = {item for item, _ in known}
+    for row in rows:
+        item, criterion = row["item_id"], row["criterion_id"]
+        if item not in items:
+            raise ValueError(f"--draco-weights: task {item!r} is not registered in the warehouse")
+        if (item, criterion) not in known:
+            raise ValueError(
+                f"--draco-weights: task {item!r} has no criterion {criterion!r} in the warehouse"
+            )
+
+
+def changed_vars(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Names whose value in effect differs (a var absent from a set has its dbt default)."""
+    defaults = dbt_var_defaults()
+    names = set(before) | set(after)
+    return sorted(
+        n for n in names if before.get(n, defaults.get(n)) != after.get(n, defaults.get(n))
+    )
+
+
+# --- before / after --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    mart: str
+    group: tuple[str, ...]  # one ranking per group
+    entry: str  # what is ranked
+    score: str  # higher is better
+
+
+LEADERBOARDS = (
+    Leaderboard("extraction_leaderboard", ("run_id",), "system", "composite"),
+    Leaderboard("draco_leaderboard", ("run_id", "judge_id"), "lane", "score_mean"),
+)
+
+
+def leaderboard_scores(db: Path) -> dict[str, dict[tuple, float | None]]:
+    """{mart: {(group..., entry): score}} of every leaderboard the warehouse holds."""
+    found: dict[str, dict[tuple, float | None]] = {}
+    if not db.exists():
+        return found
+    with duckdb.connect(str(db), read_only=True) as con:
+        for board in LEADERBOARDS:
+            columns = ", ".join((*board.group, board.entry, board.score))
+            try:
+                rows = con.execute(f"select {columns} from marts.{board.mart}").fetchall()
+            except duckdb.CatalogException:
+                continue
+            found[board.mart] = {tuple(r[:-1]): r[-1] for r in rows}
+    return found
+
+
+def _ranks(scores: dict[tuple, float | None]) -> dict[tuple, int]:
+    """Competition rank (1 = best) within each group; ties share a rank; NULL scores last."""
+    by_group: dict[tuple, list[tuple]] = {}
+    for key in scores:
+        by_group.setdefault(key[:-1], []).append(key)
+    ranks: dict[tuple, int] = {}
+    for keys in by_group.values():
+        ordered = sorted(keys, key=lambda k: (scores[k] is None, -(scores[k] or 0.0)))
+        for position, key in enumerate(ordered, start=1):
+            previous = ordered[position - 2] if position > 1 else None
+            same = previous is not None and scores[previous] == scores[key]
+            ranks[key] = ranks[previous] if same else position
+    return ranks
+
+
+def before_after_rows(before: dict, after: dict) -> dict[str, list[tuple]]:
+    """Per leaderboard that changed: (group, entry, rank before, rank after, score before,
+    score after) sorted by group then new rank."""
+    changed: dict[str, list[tuple]] = {}
+    for mart, new in after.items():
+        old = before.get(mart, {})
+        if old == new:
+            continue
+        old_ranks, new_ranks = _ranks(old), _ranks(new)
+        rows = [
+            (key[:-1], key[-1], old_ranks.get(key), new_ranks[key], old.get(key), new[key])
+            for key in new
+        ]
+        changed[mart] = sorted(rows, key=lambda r: (tuple(map(str, r[0])), r[3], str(r[1])))
+    return changed
+
+
+def before_after_tables(before: dict, after: dict):
+    """rich Tables of the leaderboards the rescore changed."""
+    from rich.table import Table
+
+    tables = []
+    for mart, rows in before_after_rows(before, after).items():
+        board = next(b for b in LEADERBOARDS if b.mart == mart)
+        table = Table(title=f"{mart}: before → after")
+        for column in (*board.group, board.entry):
+            table.add_column(column)
+        table.add_column("rank", justify="right")
+        table.add_column(board.score, justify="right")
+        for group, entry, old_rank, new_rank, old_score, new_score in rows:
+            move = "" if old_rank in (None, new_rank) else (" ▲" if new_rank < old_rank else " ▼")
+            table.add_row(
+                *map(str, group),
+                str(entry),
+                f"{_fmt(old_rank)} → {new_rank}{move}",
+                f"{_fmt(old_score)} → {_fmt(new_score)}",
+            )
+        tables.append(table)
+    return tables
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)

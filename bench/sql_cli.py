@@ -1,0 +1,116 @@
+"""`bench sql`: read-only SQL on the serving snapshot, as a table, CSV or JSON lines.
+
+No separate client to find: the snapshot is opened read-only, with external file access off and
+the configuration locked, so a query can read the published marts and nothing else, and cannot
+write anywhere (no COPY TO, no ATTACH, no INSTALL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bench.export import ExportError, encode_table
+from bench.options import HomeOption
+
+OUTPUT_FORMATS = ("table", "csv", "json")
+TABLE_ROW_LIMIT = 200  # the terminal table only; csv/json print every row
+
+
+def open_snapshot(serve_db: Path) -> duckdb.DuckDBPyConnection:
+    if not serve_db.exists():
+        raise ExportError(
+            f"{serve_db} does not exist: run `bench demo --no-serve` or `bench publish` first"
+        )
+    con = duckdb.connect(str(serve_db), read_only=True)
+    con.execute("set enable_external_access = false")
+    con.execute("set lock_configuration = true")
+    return con
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str):
+    """The query's result as an Arrow table; DuckDB's own message on a bad query."""
+    try:
+        return con.execute(query).to_arrow_table()
+    except duckdb.Error as exc:
+        raise ExportError(f"query failed: {exc}") from None
+
+
+def render(table, fmt: str, console: Console) -> None:
+    if fmt == "table":
+        view = Table(show_lines=False)
+        for name in table.column_names:
+            view.add_column(name)
+        for row in table.slice(0, TABLE_ROW_LIMIT).to_pylist():
+            view.add_row(*("" if v is None else str(v) for v in row.values()))
+        console.print(view)
+        more = table.num_rows - TABLE_ROW_LIMIT
+        note = f" (first {TABLE_ROW_LIMIT} shown; --format csv for all)" if more > 0 else ""
+        console.print(f"{table.num_rows} row(s){note}", style="dim")
+        return
+    sys.stdout.buffer.write(encode_table(table, fmt))
+    sys.stdout.buffer.flush()
+
+
+def list_relations(con: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = con.execute(
+        "select table_schema || '.' || table_name from information_schema.tables "
+        "where table_schema = 'marts' order by 1"
+    ).fetchall()
+    return [name for (name,) in rows]
+
+
+def interactive(con: duckdb.DuckDBPyConnection, fmt: str, console: Console) -> None:
+    with contextlib.suppress(ImportError):  # not on every platform
+        import readline  # noqa: F401  (line editing and history for input())
+    console.print(
+        "read-only SQL on the serving snapshot; `.tables` lists the marts, an empty line or "
+        "Ctrl-D quits.",
+        style="dim",
+    )
+    while True:
+        try:
+            line = input("sql> ").strip()
+        except EOFError:
+            break
+        if not line:
+            break
+        if line == ".tables":
+            for name in list_relations(con):
+                console.print(name)
+            continue
+        try:
+            render(run_query(con, line.rstrip(";")), fmt, console)
+        except ExportError as exc:
+            console.print(f"[red]error:[/red] {exc}", highlight=False)
+
+
+def register(app: typer.Typer, paths_for) -> None:
+    @app.command("sql")
+    def sql_cmd(
+        query: Annotated[
+            str | None, typer.Argument(help="One SELECT; omit it for an interactive prompt.")
+        ] = None,
+        fmt: Annotated[
+            str,
+            typer.Option("--format", "-f", metavar="table|csv|json", help="Output format."),
+        ] = "table",
+        home: HomeOption = None,
+    ) -> None:
+        """Query the published marts (read-only) without installing a database client."""
+        if fmt not in OUTPUT_FORMATS:
+            raise ExportError(f"--format {fmt!r}: expected one of {', '.join(OUTPUT_FORMATS)}")
+        paths = paths_for(home)
+        console = Console()
+        with open_snapshot(paths.serve_db) as con:
+            if query is None:
+                interactive(con, fmt, console)
+            else:
+                render(run_query(con, query), fmt, console)

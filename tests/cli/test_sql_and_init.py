@@ -1,0 +1,121 @@
+"""`bench sql` reads the snapshot and nothing else; `bench init` writes templates the real
+loaders accept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from bench.export import ExportError
+from bench.init_cli import TEMPLATES, write_templates
+from bench.sql_cli import open_snapshot, run_query
+from tests.cli.test_cli_help import _bench
+
+
+@pytest.fixture
+def snapshot(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    with duckdb.connect(str(home / "serve.duckdb")) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.extraction_leaderboard as "
+            "select * from (values ('trafilatura', 0.91), ('inscriptis', 0.78)) t(system, shingle_f1)"
+        )
+    return home
+
+
+def test_sql_formats(snapshot: Path) -> None:
+    query = "select system, shingle_f1 from marts.extraction_leaderboard order by 2 desc"
+    csv_out = _bench("sql", query, "--format", "csv", home=snapshot)
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert csv_out.stdout.splitlines() == [
+        "system,shingle_f1",
+        "trafilatura,0.91",
+        "inscriptis,0.78",
+    ]
+    json_out = _bench("sql", query, "-f", "json", home=snapshot)
+    assert [json.loads(line)["system"] for line in json_out.stdout.splitlines()] == [
+        "trafilatura",
+        "inscriptis",
+    ]
+    table = _bench("sql", query, home=snapshot)
+    assert "trafilatura" in table.stdout and "2 row(s)" in table.stdout
+
+
+def test_sql_is_read_only_and_cannot_touch_files(snapshot: Path, tmp_path: Path) -> None:
+    con = open_snapshot(snapshot / "serve.duckdb")
+    for statement in (
+        "create table marts.x (a int)",
+        "delete from marts.extraction_leaderboard",
+        f"copy marts.extraction_leaderboard to '{tmp_path / 'out.csv'}'",
+        f"attach '{tmp_path / 'other.duckdb'}' as other",
+        "set enable_external_access = true",
+    ):
+        with pytest.raises(ExportError):
+            run_query(con, statement)
+    assert not (tmp_path / "out.csv").exists()
+    assert not (tmp_path / "other.duckdb").exists()
+    assert run_query(con, "select count(*) as n from marts.extraction_leaderboard").to_pylist() == [
+        {"n": 2}
+    ]
+
+
+def test_sql_bad_query_and_missing_snapshot(snapshot: Path, tmp_path: Path) -> None:
+    bad = _bench("sql", "select nope from marts.extraction_leaderboard", home=snapshot)
+    assert bad.returncode == 2 and "query failed" in bad.stderr and "nope" in bad.stderr
+    missing = _bench("sql", "select 1", home=tmp_path / "empty")
+    assert missing.returncode == 2 and "bench demo" in missing.stderr
+
+
+def test_sql_without_query_is_an_interactive_prompt(snapshot: Path) -> None:
+    session = _bench(
+        "sql",
+        "-f",
+        "csv",
+        home=snapshot,
+        input=".tables\nselect count(*) as n from marts.extraction_leaderboard\nselect bad\n\n",
+    )
+    assert session.returncode == 0, session.stderr
+    assert "marts.extraction_leaderboard" in session.stdout
+    assert "n\n2\n" in session.stdout
+    assert "error:" in session.stdout  # a bad query does not end the session
+
+
+def test_init_templates_load_with_the_real_loaders(tmp_path: Path) -> None:
+    from collectors.draco.dataset import load_rubric_tasks
+    from collectors.qa.question_sets import load_question_set
+
+    written = write_templates(tmp_path / "mine")
+    assert sorted(p.name for p in written) == sorted(TEMPLATES)
+    questions = load_question_set(tmp_path / "mine" / "questions.csv")
+    assert [q.gold_answer for q in questions.questions] == ["dlt", "Canberra"]
+    tasks = load_rubric_tasks(tmp_path / "mine" / "rubric_tasks.jsonl")
+    assert [c.weight for c in tasks.tasks[0].criteria] == [10, -20, 5]
+    from collectors.extraction.live.corpus import load_urls
+
+    urls = load_urls(tmp_path / "mine" / "urls.csv")
+    assert urls.dataset.item_count == 2
+    for name in ("questions.csv", "rubric_tasks.jsonl"):
+        assert (tmp_path / "mine" / name).read_text().startswith("#")
+
+
+def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
+    (tmp_path / "urls.csv").write_text("mine\n")
+    result = _bench("init", str(tmp_path))
+    assert result.returncode == 2 and "already exist" in result.stderr
+    assert (tmp_path / "urls.csv").read_text() == "mine\n"
+    assert not (tmp_path / "questions.csv").exists()
+
+
+def test_comment_lines_keep_the_files_own_line_numbers(tmp_path: Path) -> None:
+    from collectors.qa.dataset import DatasetError
+    from collectors.qa.question_sets import load_question_set
+
+    path = tmp_path / "q.csv"
+    path.write_text("# one\n# two\nquestion,gold_answer\n# three\nok?,yes\n,missing\n")
+    with pytest.raises(DatasetError, match=r"line 6"):
+        load_question_set(path)
