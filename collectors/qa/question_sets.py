@@ -92,14 +92,14 @@ def _csv_records(text: str, path: Path):
     text, offset = _without_comments(text)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
-        yield from _dict_records(reader, path)
+        yield from _dict_records(reader, path, offset)
     except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
         raise DatasetError(
-            f"{path}: line {reader.line_num + 1}: not a CSV record ({exc})"
+            f"{path}: line {reader.line_num + 1 + offset}: not a CSV record ({exc})"
         ) from None
 
 
-def _dict_records(reader: csv.DictReader, path: Path):
+def _dict_records(reader: csv.DictReader, path: Path, offset: int):
     header = reader.fieldnames or []
     if header == simpleqa.HEADER:
         raise DatasetError(
