@@ -3,13 +3,15 @@
 A lane gets one `AsyncClient` per concurrency slot, each holding a single keep-alive
 connection: a granted request then never waits for a pooled connection inside the timed round
 trip, so `round_trip_ms` is the vendor's time, not our pool's. No vendor's rate limit (1-10
-requests/s per lane) needs more from the client than this (benchmarks/harness.py).
+requests/s per lane) needs more from the client than this (benchmarks/harness.py). Clients keep
+no cookies (`refusing_cookie_jar`): nothing a vendor sets rides along on a later call.
 """
 
 from __future__ import annotations
 
 import ssl
 from functools import cache
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
@@ -20,12 +22,20 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def refusing_cookie_jar() -> CookieJar:
+    """A jar that stores no cookie: a stock httpx client keeps every Set-Cookie and sends it on
+    later calls (a vendor's session or load-balancer pin would then shape our next requests,
+    and a cookie is a credential we never meant to hold). No domain is allowed, so none sticks."""
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+
+
 def new_async_client(*, max_connections: int = 1) -> httpx.AsyncClient:
     # Redirects are not followed: a vendor redirecting an API call is a status worth recording,
     # not something to chase with the key attached. Timeouts are set per request by Channel.
     return httpx.AsyncClient(
         verify=_tls_context(),
         follow_redirects=False,
+        cookies=refusing_cookie_jar(),
         limits=httpx.Limits(
             max_connections=max_connections, max_keepalive_connections=max_connections
         ),

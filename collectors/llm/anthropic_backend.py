@@ -23,6 +23,7 @@ from collectors.llm.base import (
     api_key_from_env,
     as_messages,
     recorded_exchange,
+    redacted,
     sent_request,
     truncate,
 )
@@ -137,18 +138,18 @@ class AnthropicBackend:
         if isinstance(exc, anthropic.APIStatusError):
             status = exc.status_code
             return LlmCallError(
-                message=str(exc),
+                message=redacted(str(exc), self._secrets),
                 provider=self.provider,
                 model=model,
                 error_class="auth" if status in (401, 402, 403) else "http_status",
                 status_code=status,
-                raw_body=truncate(exc.response.text),
+                raw_body=truncate(redacted(exc.response.text, self._secrets)),
                 vendor_request_id=exc.response.headers.get("request-id"),
                 latency_ms=latency_ms,
                 request=sent_request(exc, self._secrets, request),
             )
         return LlmCallError(
-            message=str(exc) or type(exc).__name__,
+            message=redacted(str(exc), self._secrets) or type(exc).__name__,
             provider=self.provider,
             model=model,
             error_class="timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection",

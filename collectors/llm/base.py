@@ -104,6 +104,14 @@ def truncate(text: str | None, limit: int = MAX_RAW_ERROR_CHARS) -> str | None:
     return f"{text[:limit]}… [truncated, {len(text)} chars]"
 
 
+def redacted(text: str | None, secrets: Iterable[str | None]) -> str | None:
+    """`text` (a vendor's error body, an SDK's message quoting it) with the backend's key
+    removed, as the success path's `recorded_exchange` removes it: vendors echo keys back."""
+    if text is None:
+        return None
+    return Redactor(s for s in secrets if s).text(text)
+
+
 def recorded_exchange(
     http_request: Any, response_text: str, secrets: Iterable[str | None]
 ) -> tuple[RecordedRequest, str]:

@@ -2,8 +2,9 @@
 
 All lanes of one run share one `SearchClient` (one HTTP pool, per-lane throttles, limiters
 shared per rate group); the runner enters it as the lanes' `resource` for the run's duration.
-A 401/402/403 (`LaneAborted`) comes back as its `ProviderCallFailed` payload (error_class
-"auth"): the runner logs it and aborts the lane. Keys are checked when the lanes are built,
+A lane-abort status (`LaneAborted`: 401/402/403 for every vendor, plus the statuses a lane's
+`CallPolicy.extra_abort_statuses` adds, e.g. Tavily's 432/433 plan limits) comes back as its
+`ProviderCallFailed` payload (error_class "auth"): the runner logs it and aborts the lane. Keys are checked when the lanes are built,
 so a missing key fails before anything is written.
 """
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,7 +38,7 @@ from collectors.http import (
 )
 from collectors.search.common import parse_body
 from collectors.search.lanes import LANES, LaneSpec
-from warehouse.events import Chunk, ChunksNormalized, SystemRef
+from warehouse.events import Chunk, ChunksNormalized, ProviderCallFailed, SystemRef
 
 PREFLIGHT_QUERY = "What is the capital of France?"
 PREFLIGHT_ITEM_ID = "preflight"
@@ -230,9 +231,33 @@ class SearchClient:
         # host that refused the call: a rejection, not an unreachable host.
         answered = payload.landed or payload.error_class == ErrorClass.VENDOR_FAILED
         status: PreflightStatus = "rejected" if answered else "unreachable"
-        return PreflightReport(
-            lane, status, f"{payload.error_class}: {payload.error_message}", outcome
-        )
+        return PreflightReport(lane, status, _failure_summary(payload), outcome)
+
+
+def _failure_summary(payload: ProviderCallFailed) -> str:
+    """What a failed preflight prints: our error class, the HTTP status and the vendor's error
+    code, never the vendor's error text (it is printed, and an error string may quote the
+    request, key included); the full record is the outcome's payload."""
+    facts = [f"HTTP {payload.status_code}"] if payload.status_code is not None else []
+    code = _vendor_code(payload.raw_body)
+    if code is not None:
+        facts.append(f"vendor code {code}")
+    return f"{payload.error_class} ({', '.join(facts)})" if facts else str(payload.error_class)
+
+
+def _vendor_code(raw_body: str | None) -> str | None:
+    """The vendor's machine-readable error code (`code`, or `error.code`), when short and plain."""
+    document = parse_body(raw_body) if raw_body else None
+    if not isinstance(document, dict):
+        return None
+    code = document.get("code")
+    if code is None and isinstance(document.get("error"), dict):
+        code = document["error"].get("code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return str(code)
+    if isinstance(code, str) and re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", code):
+        return code
+    return None
 
 
 async def _healthcheck(channel: Channel, url: str) -> str | None:

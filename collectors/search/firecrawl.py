@@ -28,7 +28,9 @@ SDK_CHECK = SdkCheck(
 KEY_ENV = "FIRECRAWL_API_KEY"
 BASE_URL = "https://api.firecrawl.dev"
 SEARCH_PATH = "/v2/search"
-NORMALIZER_VERSION = "firecrawl_search@1"
+# @2: source objects (`sources: [{"type": "web"}]`, the SDK's wire form) and `success: false`
+# read as a failure; @1 sent `sources: ["web"]`.
+NORMALIZER_VERSION = "firecrawl_search@2"
 PRICE_USD_PER_1K = 1.98  # Standard plan $99 / 100k credits, 2 credits per 10 results
 # Firecrawl's own budget, below our 60 s attempt deadline so it answers before we give up.
 SERVER_TIMEOUT_MS = 55_000

@@ -201,6 +201,10 @@ LANES: Mapping[str, LaneSpec] = _lanes(
         vendor_request_id=firecrawl.vendor_request_id,
         body_failure=firecrawl.body_failure,
         policy=PATIENT_POLICY,
-        settings={"sources": ["web"], "scrape": False, "timeout_ms": firecrawl.SERVER_TIMEOUT_MS},
+        settings={
+            "sources": [{"type": "web"}],
+            "scrape": False,
+            "timeout_ms": firecrawl.SERVER_TIMEOUT_MS,
+        },
     ),
 )

@@ -421,3 +421,35 @@ def test_other_vendors_still_abort_on_the_first_poll_refusal(fake, task):
     with pytest.raises(LaneAborted):
         asyncio.run(go())
     assert recorder.stages == ["research:submit", "research:poll:1"]
+
+
+@pytest.mark.parametrize(
+    ("status", "poll_faults"),
+    [(432, 0), (433, 0), (432, 1)],
+    ids=["432-submit", "433-submit", "432-poll"],
+)
+def test_tavily_plan_limit_statuses_stop_the_research_lane(fake, task, status, poll_faults):
+    # Tavily's 432 (plan limit) / 433 (pay-as-you-go limit) mean every further call fails the
+    # same way: the research lane stops like the search lanes do, not a landed non-answer.
+    fake.add_faults("tavily", *([None] * poll_faults), Fault.status(status))
+    recorder = Recorder()
+
+    async def go():
+        lane = make_lane(
+            "tavily_research_pro",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+        )
+        async with lane:
+            return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
+
+    with pytest.raises(LaneAborted, match="Tavily") as aborted:
+        asyncio.run(go())
+    expected = ["research:submit", *(f"research:poll:{n}" for n in range(1, poll_faults + 1))]
+    assert recorder.stages == expected
+    assert aborted.value.payload.status_code == status
+    assert aborted.value.payload.error_class == "auth"
+    assert recorder.payloads[-1] == aborted.value.payload
+    # One call, not a retried budget: the limit does not lift between attempts.
+    assert len(fake.requests_for("tavily")) == 1 + poll_faults

@@ -26,6 +26,11 @@ from tests.draco.research_support import CANARY_KEYS, assert_no_keys
 
 FAST = {"backoff_base_s": 0.001, "backoff_cap_s": 0.005, "attempt_timeout_s": 2.0}
 
+# A 404 for a run id that cannot exist proves the endpoint answers and the key was not refused,
+# not that the key is valid: the detail says exactly that, never "key accepted".
+NOT_PROVEN_RUN = (
+    "reachable, key not refused (HTTP 404 for an unknown run id; key validity not proven)"
+)
 # lane -> (the probe's method and path on the fake, what the ok detail must say)
 EXPECTED = {
     "nimble_agent_high": ("/nimble/v2/agents", "key accepted (agents list → HTTP 200)"),
@@ -33,7 +38,7 @@ EXPECTED = {
     "exa_deep_reasoning": ("/exa/agent/runs", "/search not called"),
     "parallel_task_core": (
         f"/parallel/v1/tasks/runs/{PREFLIGHT_RUN_ID}",
-        "key accepted (status of an unknown run id → HTTP 404)",
+        NOT_PROVEN_RUN,
     ),
     "openai_gpt55_web": ("/openai/v1/models/gpt-5.5", "key accepted (model gpt-5.5 → HTTP 200)"),
     "openai_o3_deep_research": ("/openai/v1/models/o3-deep-research", "HTTP 200"),
@@ -41,11 +46,11 @@ EXPECTED = {
     "valyu_heavy": ("/valyu/v1/deepresearch/list", "key accepted (tasks list → HTTP 200)"),
     "youcom_research_exhaustive": (
         f"/youcom/v1/research/{PREFLIGHT_RUN_ID}",
-        "key accepted (status of an unknown task id → HTTP 404)",
+        "reachable, key not refused (HTTP 404 for an unknown task id; key validity not proven)",
     ),
     "tavily_research_pro": (
         f"/tavily/research/{PREFLIGHT_RUN_ID}",
-        "key accepted (status of an unknown run id → HTTP 404)",
+        NOT_PROVEN_RUN,
     ),
     "perplexity_sonar_deep_research": (
         "/perplexity/v1/models",
@@ -89,6 +94,8 @@ def test_each_lane_probe_says_what_the_ok_rests_on(fake, lane):
     status, said = preflight(fake, lane)
     assert status == "ok"
     assert detail in said
+    if "404" in said:
+        assert "key accepted" not in said
     provider = LANES[lane].provider
     sent = fake.requests_for(provider)
     assert [(r.method, r.path) for r in sent] == [("GET", path)]  # one GET, nothing submitted

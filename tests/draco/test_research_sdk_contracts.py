@@ -18,7 +18,7 @@ import json
 import warnings
 from importlib import metadata
 from typing import Any, get_args
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -33,6 +33,7 @@ from collectors.draco.systems import (
     valyu,
     youcom,
 )
+from collectors.draco.systems.driver import PREFLIGHT_RUN_ID
 from collectors.draco.systems.sdk_checks import CHECKED_ON
 from collectors.testing.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 from tests.draco.sdk_samples import field_names, sample, wire
@@ -79,6 +80,15 @@ def assert_same_request(ours, sdk_sent, auth: str, sdk_extra: frozenset[str] = f
     assert set(sent) - set(ours_body) <= set(sdk_extra), set(sent) - set(ours_body)
 
 
+def typed_dict_check(params: type, body: dict[str, Any]) -> None:
+    """Our body against the SDK's request TypedDict: no field it does not define, and every
+    value of the type (Literal values, nesting) the SDK declares, strictly."""
+    from pydantic import TypeAdapter
+
+    assert set(body) <= set(params.__annotations__), set(body) - set(params.__annotations__)
+    TypeAdapter(params).validate_python(body, strict=True)
+
+
 # --- versions ------------------------------------------------------------------------------
 
 
@@ -123,20 +133,21 @@ def test_gemini_request_and_fake_against_the_sdk(fake):
     created = client.interactions.create(agent=api.agent, input=INSTRUCTION, background=True)
     done = client.interactions.get(created.id)
     assert done.status == "completed" and done.output_text == DEFAULT_REPORT  # (c)
-    assert models_list_ok(client)
+    models = list(client.models.list(config={"page_size": 1}))
+    assert [m.name for m in models], "the SDK read no model from the fake's models list"
 
     ours = api.submit(f"{fake.base_url}/gemini", KEY, INSTRUCTION)
-    sdk_submit, sdk_get, _models = fake.requests_for("gemini")
+    sdk_submit, sdk_get, sdk_models = fake.requests_for("gemini")
+    # Our preflight probe is the SDK's own models-list request: method, path, query, auth.
+    probe = api.preflight_probe(f"{fake.base_url}/gemini", KEY).request
+    assert_same_request(probe, sdk_models, "x-goog-api-key")
+    assert parse_qs(urlsplit(probe.url).query) == parse_qs(sdk_models.query)
     assert_same_request(ours, sdk_submit, "x-goog-api-key")  # (a)
     CreateAgentInteraction.model_validate(ours.json_body)
     assert sdk_get.path == f"/gemini{gemini.INTERACTIONS_PATH}/{created.id}"
     assert api.poll("http://h", KEY, api.read_submit(created.model_dump(mode="json"))).url == (
         f"http://h{gemini.INTERACTIONS_PATH}/{created.id}"
     )
-
-
-def models_list_ok(client) -> bool:
-    return list(client.models.list(config={"page_size": 1})) is not None
 
 
 def _gemini_text_item(text: str, cited: list[tuple[str, str]]) -> dict[str, Any]:
@@ -232,7 +243,7 @@ def test_nimble_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/nimble", KEY, INSTRUCTION)
     sdk_run, sdk_get, sdk_result, sdk_list = fake.requests_for("nimble")
     assert_same_request(ours, sdk_run, "authorization")  # (a)
-    assert set(ours.json_body) <= set(AgentRunParams.__annotations__)
+    typed_dict_check(AgentRunParams, ours.json_body)
     state = api.read_submit(run.model_dump(mode="json"))
     assert state.run_id == run.id and state.ids[nimble.AGENT_ID] == run.web_search_agent_id
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/nimble")
@@ -491,7 +502,7 @@ def test_parallel_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/parallel", KEY, INSTRUCTION)
     sdk_create, sdk_get, sdk_result = fake.requests_for("parallel")
     assert_same_request(ours, sdk_create, "x-api-key")  # (a)
-    assert set(ours.json_body) <= set(task_run_create_params.TaskRunCreateParams.__annotations__)
+    typed_dict_check(task_run_create_params.TaskRunCreateParams, ours.json_body)
     state = api.read_submit(run.model_dump(mode="json"))
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/parallel")
     assert api.result("", KEY, state).url == sdk_result.path.removeprefix("/parallel")
@@ -565,6 +576,20 @@ def test_youcom_request_and_fake_against_the_sdk(fake):
     assert body_of(sdk_research)["background"] is False
 
 
+def test_youcom_preflight_probe_is_the_sdks_task_status_call(fake):
+    # The probe polls a task id that cannot exist: the SDK's own `get_research_task`, whose
+    # documented 404 is "task not found", sends exactly our request and reads the fake's 404.
+    from youdotcom import You, errors
+
+    client = You(api_key_auth=KEY, server_url=f"{fake.base_url}/youcom")
+    with pytest.raises(errors.GetResearchTaskNotFoundError):
+        client.get_research_task(task_id=PREFLIGHT_RUN_ID)
+    (sdk_status,) = fake.requests_for("youcom")
+    probe = youcom.YouResearchApi().preflight_probe(f"{fake.base_url}/youcom", KEY)
+    assert_same_request(probe.request, sdk_status, "x-api-key")
+    assert probe.ok_statuses == {404} and not probe.proves_key
+
+
 def test_youcom_parser_reads_a_full_sdk_response():
     from youdotcom.models.researchresponse import Output, ResearchResponse, Source
 
@@ -600,9 +625,7 @@ def test_openai_request_and_fake_against_the_sdk(fake):
     ours = api.submit(f"{fake.base_url}/openai", KEY, INSTRUCTION)
     sdk_create, sdk_get, sdk_model = fake.requests_for("openai")
     assert_same_request(ours, sdk_create, "authorization")  # (a)
-    assert set(ours.json_body) <= set(
-        response_create_params.ResponseCreateParamsBase.__annotations__
-    )
+    typed_dict_check(response_create_params.ResponseCreateParamsBase, ours.json_body)
     state = api.read_submit(created.model_dump(mode="json"))
     assert api.poll("", KEY, state).url == sdk_get.path.removeprefix("/openai")
     assert api.preflight_probe("", KEY).request.url == sdk_model.path.removeprefix("/openai")

@@ -60,7 +60,21 @@ def test_preflight_reports_a_200_marked_failed_as_rejected(fake, run, search_wit
     body = b'{"success": false, "error": "Insufficient credits", "code": "PAYMENT_REQUIRED"}'
     fake.set_fault("firecrawl", Fault.status(200, body=body))
     report = preflight(run, search_with, "firecrawl_search")
-    assert report.status == "rejected" and "Insufficient credits" in report.detail
+    assert report.status == "rejected"
+    # Printed: our error class, the HTTP status, the vendor's code; never the vendor's prose
+    # (an error string may quote the request, the key included).
+    assert report.detail == "vendor_failed (HTTP 200, vendor code PAYMENT_REQUIRED)"
+
+
+@pytest.mark.parametrize("status", [200, 422])
+def test_preflight_never_prints_the_vendors_error_text(fake, run, search_with, status):
+    key = CANARY_KEYS[LANES["firecrawl_search"].key_env]
+    body = f'{{"success": false, "error": "bad key {key} for query", "code": "BAD_REQUEST"}}'
+    fake.set_fault("firecrawl", Fault.status(status, body=body.encode()))
+    report = preflight(run, search_with, "firecrawl_search")
+    assert report.status == "rejected"
+    assert "bad key" not in report.detail and key not in report.detail
+    assert f"HTTP {status}" in report.detail and "BAD_REQUEST" in report.detail
 
 
 def test_preflight_reports_an_unreachable_host(run, search_with):

@@ -297,3 +297,23 @@ def test_unknown_lane_is_refused():
 
     with pytest.raises(ValueError, match="unknown lane"):
         SearchClient(["bing_search"])
+
+
+@pytest.mark.parametrize("lane", sorted(LANES))
+def test_recorded_settings_say_what_the_request_sends(lane):
+    # A SystemRef setting named like a body field must hold the value the body carries: the
+    # warehouse row is read as "this lane sent this", so a stale setting misdescribes the run.
+    spec = LANES[lane]
+    body = spec.build_request(spec.base_url, "k", QUESTION, spec.max_results).json_body or {}
+    settings = spec.system_ref().settings
+    shared = set(settings) & set(body)
+    assert {k: settings[k] for k in shared} == {k: body[k] for k in shared}
+
+
+def test_firecrawl_source_objects_are_a_new_regime():
+    # firecrawl_search@1 sent `sources: ["web"]`; the SDK's wire form is source objects, and a
+    # 200 with `success: false` is now a failure: rows of the two must not be pooled.
+    spec = LANES["firecrawl_search"]
+    body = spec.build_request(spec.base_url, "k", QUESTION, spec.max_results).json_body
+    assert body["sources"] == [{"type": "web"}] == spec.system_ref().settings["sources"]
+    assert spec.normalizer_version == "firecrawl_search@2"

@@ -87,6 +87,7 @@ class _State:
     delay_s: float = 0.0
     faults: deque = field(default_factory=deque)
     targeted: list = field(default_factory=list)  # [(status, (substrings...))], one use each
+    echo_key_statuses: set = field(default_factory=set)  # faults whose message echoes the key
     calls: list[RecordedCall] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -113,9 +114,19 @@ class _Handler(BaseHTTPRequestHandler):
         if self.state.delay_s:
             time.sleep(self.state.delay_s)
         if fault is not None:
+            message = f"fault {fault}"
+            if fault in self.state.echo_key_statuses:
+                # The worst case of a vendor's "Incorrect API key provided: <key>" answer.
+                presented = call.headers.get("x-api-key") or call.headers.get(
+                    "authorization", ""
+                ).removeprefix("Bearer ")
+                message = f"Incorrect API key provided: {presented}"
             self._send(
                 fault,
-                {"type": "error", "error": {"type": "fake_fault", "message": f"fault {fault}"}},
+                {
+                    "type": "error",
+                    "error": {"type": "fake_fault", "message": message, "code": "invalid_api_key"},
+                },
             )
             return
         text = self.state.responder(call.prompt)
@@ -202,6 +213,11 @@ class FakeLlmServer:
     def add_faults(self, *statuses: int | None) -> None:
         with self.state.lock:
             self.state.faults.extend(statuses)
+
+    def echo_key_in(self, *statuses: int) -> None:
+        """Faults with these statuses answer with the presented key in the error message."""
+        with self.state.lock:
+            self.state.echo_key_statuses.update(statuses)
 
     def fail_when(self, status: int, *needles: str) -> None:
         with self.state.lock:

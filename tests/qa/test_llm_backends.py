@@ -250,3 +250,37 @@ def test_a_rejected_call_keeps_the_request_the_sdk_sent(fake_llm, keys, kind):
     sent = err.value.request
     assert sent["body"] == call.body and sent["url"] == f"{fake_llm.base_url}{call.path}"
     assert CANARY not in repr(sent) and "[REDACTED]" in sent["headers"].values()
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_refusal_that_echoes_the_key_is_redacted_everywhere(fake_llm, keys, kind):
+    base = fake_llm.base_url if kind == "anthropic" else f"{fake_llm.base_url}/v1"
+    backend = make_backend(kind, base_url=base, max_retries=0)
+    fake_llm.echo_key_in(401)
+    fake_llm.add_faults(401)
+    with pytest.raises(LlmCallError) as err:
+        backend.complete("q", prompt=PROMPT, model="m", temperature=0.0, max_tokens=5)
+    exc = err.value
+    assert exc.status_code == 401 and exc.is_auth
+    # The vendor's body and the SDK's message both carried the key; what we keep does not.
+    assert "Incorrect API key provided: [REDACTED]" in exc.raw_body
+    assert "[REDACTED]" in exc.message
+    for kept in (exc.message, exc.raw_body, str(exc), repr(exc)):
+        assert CANARY not in kept
+
+
+def test_llm_preflight_never_prints_an_echoed_key(fake_llm, keys):
+    from types import SimpleNamespace
+
+    from collectors.qa.preflight import preflight_qa
+
+    role = SimpleNamespace(
+        client=make_backend("openai", base_url=f"{fake_llm.base_url}/v1", max_retries=0),
+        model="m",
+        temperature=0.0,
+    )
+    fake_llm.echo_key_in(401)
+    fake_llm.add_faults(None, 401)  # the synthesizer answers, the grader's key is refused
+    synthesizer, grader = preflight_qa([], synthesizer=role, grader=role)
+    assert synthesizer.ok and (grader.ok, grader.status) == (False, "auth_failed")
+    assert "HTTP 401" in grader.detail and CANARY not in grader.detail

@@ -200,6 +200,8 @@ _SPECS: list[ResearchLaneSpec] = [
             1_800.0,
             price_usd_per_task=tavily.PRICE_USD_PER_TASK.get(model),
             price_basis=tavily.PRICE_BASIS if model in tavily.PRICE_USD_PER_TASK else None,
+            submit_policy=SUBMIT_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
+            poll_policy=POLL_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
         )
         for model in tavily.MODELS
     ),

@@ -9,7 +9,8 @@ the rest the same way for all of them:
   `research:result:<n>` while a result endpoint answers "not yet", e.g. Nimble's 409);
 - polls tolerate transient failures: a failed poll call is recorded and polling goes on, up to
   `max_poll_failures` in a row; the submit call has the patient retry policy of [N-DR];
-- 401/402/403 anywhere: the failed call is appended, then `LaneAborted` propagates, except a
+- 401/402/403 anywhere (and a vendor's own lane-abort statuses, `CallPolicy.
+  extra_abort_statuses`, e.g. Tavily's 432/433): the failed call is appended, then `LaneAborted` propagates, except a
   401/403 on a status poll of a vendor whose status endpoint is known to answer those
   transiently (`VendorApi.poll_auth_retries`, Valyu): those count as failed polls, bounded;
 - the terminal `ResearchCompleted` / `ResearchFailed` is returned, not appended (the runner
@@ -145,7 +146,7 @@ class VendorApi:
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe | None:
         """The zero-cost request that checks the key before a run (a models or runs list, or
-        `unknown_run_probe`, whose 404 only tells that the key was not refused), or None when
+        `unknown_run_probe`, whose 404 only tells that the key was not refused: it reads so), or None when
         the vendor has none: every call starts a paid run, so the lane is reported NOT_CHECKED.
         Each vendor module says which it uses and why."""
         return None
@@ -153,23 +154,36 @@ class VendorApi:
 
 @dataclass(frozen=True)
 class Probe:
-    """A preflight request and how to read its answer: `ok_statuses` are the answers that mean
-    "key accepted"; `what` names the check so the report says what the ok rests on."""
+    """A preflight request and how to read its answer: `ok_statuses` are the expected answers;
+    `what` names the check so the report says what the ok rests on. `proves_key`: an expected
+    answer shows the key is valid (a list only its owner may read); False for the 404 of an
+    unknown run id, which only shows the endpoint answers and the key was not refused."""
 
     request: ProviderRequest
     what: str
     ok_statuses: frozenset[int] = frozenset({200})
+    proves_key: bool = True
+
+    def ok_detail(self, status_code: int | None) -> str:
+        if self.proves_key:
+            return f"key accepted ({self.what} → HTTP {status_code})"
+        return (
+            f"reachable, key not refused (HTTP {status_code} for {self.what}; "
+            "key validity not proven)"
+        )
 
 
 def unknown_run_probe(api: VendorApi, base_url: str, api_key: str, **ids: str) -> Probe:
     """The status poll of a run id that cannot exist. `ids` are the other ids the poll path
     needs (a real value, or the same impossible id): never a stand-in that makes it pass."""
     run = RunState(phase="queued", run_id=PREFLIGHT_RUN_ID, ids=ids)
-    return Probe(
-        request=api.poll(base_url, api_key, run),
-        what="status of an unknown run id",
-        ok_statuses=frozenset({404}),
-    )
+    return unknown_id_probe(api.poll(base_url, api_key, run), "an unknown run id")
+
+
+def unknown_id_probe(request: ProviderRequest, what: str) -> Probe:
+    """A probe whose expected answer is a 404 for an id that cannot exist: the endpoint is
+    reachable and the key was not refused, nothing more (`proves_key` False)."""
+    return Probe(request=request, what=what, ok_statuses=frozenset({404}), proves_key=False)
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,9 @@ PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 # transient fault does not abort the run (#14); a refused key is never retried.
 PREFLIGHT_ATTEMPTS = 3
 NOT_CHECKED = "not checked: any call starts a paid run"
+# The refusals a status poll may answer transiently (`VendorApi.poll_auth_retries`); any other
+# lane-abort status (402 credit, a vendor's plan limit such as Tavily's 432/433) stops at once.
+TRANSIENT_POLL_AUTH_STATUSES = frozenset({401, 403})
 
 
 class _Failed(Exception):
@@ -296,8 +313,9 @@ class DrivenLane:
 
         The vendor's zero-cost probe (`VendorApi.preflight_probe`) is sent with up to
         PREFLIGHT_ATTEMPTS attempts for transient faults: an expected answer is "ok" and the
-        detail says what it rests on ("key accepted (models list → HTTP 200)", "key accepted
-        (status of an unknown run id → HTTP 404)"); 401/402/403 is "auth_failed"; any other
+        detail says what it rests on ("key accepted (models list → HTTP 200)", or for an
+        unknown-id probe "reachable, key not refused (HTTP 404 for an unknown run id; key
+        validity not proven)"); 401/402/403 is "auth_failed"; any other
         answer is "unexpected" (a wrong base URL or path answers like that); no answer is
         "unreachable". A vendor without a zero-cost check is not called: "skipped", NOT_CHECKED.
         """
@@ -326,7 +344,7 @@ class DrivenLane:
             return "unreachable", f"{outcome.error_class}: {outcome.payload.error_message}"
         answer = f"{probe.what} → HTTP {outcome.status_code}"
         if outcome.status_code in probe.ok_statuses:
-            return "ok", f"key accepted ({answer})"
+            return "ok", probe.ok_detail(outcome.status_code)
         # No response body in the detail: it is printed, and a vendor's error may echo the key.
         return "unexpected", f"{answer}, expected HTTP {sorted(probe.ok_statuses)}"
 
@@ -466,7 +484,7 @@ class _Attempt:
                 auth_in_a_row += 1
                 failures_in_a_row += 1  # recorded by _call; a transient refusal of one poll
                 if (
-                    aborted.payload.status_code == 402
+                    aborted.payload.status_code not in TRANSIENT_POLL_AUTH_STATUSES
                     or auth_in_a_row > api.poll_auth_retries
                     or failures_in_a_row >= schedule.max_consecutive_failures
                 ):

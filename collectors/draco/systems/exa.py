@@ -7,8 +7,9 @@ Agent (lanes exa_agent_<effort>):
   endpoints) and the `Authorization: Bearer` of agent examples; we send `x-api-key`
   (AUTH_HEADER, one constant).
 - The completed run document carries the report: `output.text`, citations
-  `output.grounding[].citations[]`, billed cost `cost_dollars.total` (SDK naming; REST casing
-  *verify*: `costDollars.total` is read too). A positive total is the billed cost.
+  `output.grounding[].citations[]`, billed cost `costDollars.total` (the wire name: `exa-py`'s
+  `AgentRun.cost_dollars` is declared with alias `costDollars`; `cost_dollars` is read too).
+  A positive total is the billed cost.
 
 Deep reasoning (lane exa_deep_reasoning, [V]): synchronous `POST {base}/search`, body
 `{query, type: "deep-reasoning", numResults: 10, contents: {highlights: true},

@@ -6,6 +6,8 @@
   the completed document carries `content` and `sources[]` (url, title).
 - Billed credits per request are not documented (*verify*): no cost here; the price seed
   holds pro's estimate ($1.06, the midpoint of 15-250 credits x $0.008, as [V]).
+- 432 (plan limit) / 433 (pay-as-you-go limit) on any call stop the lane, as on the search
+  lanes: `ABORT_STATUSES` is the search module's, one list for the vendor.
 - Preflight: the status of an unknown request id (404: the key was not refused; the SDK has
   no usage call).
 
@@ -36,6 +38,7 @@ from collectors.draco.systems.driver import (
 )
 from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.search import tavily as tavily_search
 
 SDK_CHECK = SdkCheck(
     package="tavily-python",
@@ -52,6 +55,8 @@ MODELS = ("mini", "pro", "auto")
 # USD per task by model: [V]'s midpoint estimate for pro (billed credits are not documented).
 PRICE_USD_PER_TASK = {"pro": 1.06}
 PRICE_BASIS = "estimate"
+# 432 / 433: the key cannot go on (plan / pay-as-you-go limit); the search lanes' list.
+ABORT_STATUSES = tavily_search.ABORT_STATUSES
 
 _PHASES: dict[str, Phase] = {
     "pending": "queued",

@@ -5,8 +5,10 @@ response carries the report: `output.content`, citations `output.sources[]` (url
 Long client timeout (600 s, as [V]) and few attempts: a retry re-runs (and re-bills) the
 whole research. No cost in the response: list price $0.45 per request (price seed).
 Key: `YDC_API_KEY` (You.com's own name), `YOU_API_KEY` accepted as a fallback (KEY_ENVS).
-Preflight: the status of an unknown background task id (`GET /v1/research/{task_id}` -> 404),
-free: the key was not refused; the research call itself is never made before a run.
+Preflight: the status of an unknown background task id (`GET /v1/research/{task_id}` -> 404,
+the SDK's `get_research_task`, whose documented 404 is "task not found"), free: it shows the
+endpoint answers and the key was not refused, not that the key is valid; the research call
+itself is never made before a run.
 
 Checked against `youdotcom` (SDK_CHECK) on 2026-12-01: `research` (`ResearchResponse`) and
 `research_helpers` (the background task path).
@@ -31,6 +33,7 @@ from collectors.draco.systems.driver import (
     Report,
     RunState,
     VendorApi,
+    unknown_id_probe,
 )
 from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
@@ -93,4 +96,4 @@ class YouResearchApi(VendorApi):
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{RESEARCH_PATH}/{PREFLIGHT_RUN_ID}"
         request = ProviderRequest("GET", url, {"X-API-Key": api_key, "Accept": "application/json"})
-        return Probe(request, what="status of an unknown task id", ok_statuses=frozenset({404}))
+        return unknown_id_probe(request, "an unknown task id")
