@@ -557,12 +557,12 @@ def main() -> None:
     try:
         cli_command()(prog_name="bench")
     except errors as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         from bench.hints import offline_hint
 
         hint = offline_hint(exc, sys.argv[1:])
         if hint:
-            console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False)
+            console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except Exception as exc:
         from bench.errors import explain
@@ -570,7 +570,7 @@ def main() -> None:
         message = explain(exc)
         if message is None:
             raise
-        console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

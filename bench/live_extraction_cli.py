@@ -94,7 +94,13 @@ def run_demo(paths: BenchPaths, progress) -> str:
     from collectors.extraction.live.runner import plan_live_extraction, run_live_extraction
     from collectors.testing.loopback_site import LoopbackSite
 
-    benchmark = shared_data_dir() / "article-extraction-benchmark"
+    benchmark = _benchmark_pages(shared_data_dir() / "article-extraction-benchmark", paths)
+    if benchmark is None:
+        return (
+            "live extraction: skipped (the article-extraction-benchmark pages the loopback site "
+            "serves are not on this machine and could not be fetched; "
+            "`bench run extraction --corpus article-extraction-benchmark` fetches them)"
+        )
     with LoopbackSite(benchmark, articles=10, slow_s=0.5, port=DEMO_PORT) as site:
         corpus = load_urls(site.write_corpus(paths.cache_dir / "live-demo-urls.csv"))
         plan = plan_live_extraction(corpus, DEFAULT_LIVE_SYSTEMS.split(","), render="auto")
@@ -107,6 +113,23 @@ def run_demo(paths: BenchPaths, progress) -> str:
                 on_progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
     return f"live extraction: {len(plan.systems)} local engines on {len(plan.items)} loopback URLs ({summary.status})"
+
+
+def _benchmark_pages(shared: Path, paths: BenchPaths) -> Path | None:
+    """The pinned benchmark pages: the shared copy, else the verified cache (fetched on first
+    use); None when neither is here and the fetch fails (offline, no shared data)."""
+    import httpx
+
+    from collectors.extraction.article_benchmark import cached_copy_dir, load_article_benchmark
+    from collectors.extraction.corpus import CorpusError
+
+    if shared.exists():
+        return shared
+    try:
+        load_article_benchmark(None, cache_dir=paths.cache_dir)  # fetched and sha256-verified
+    except (httpx.HTTPError, OSError, CorpusError):
+        return None
+    return cached_copy_dir(paths.cache_dir)
 
 
 DEMO_PORT = 47180  # a fixed port keeps the demo's URL file (and so its run id) stable across demos

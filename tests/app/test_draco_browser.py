@@ -58,9 +58,9 @@ def test_draco_pages_render_and_lineage_keeps_report_html_inert(
             expect(page.get_by_text(f"judge regime {judge_id} ·", exact=False).first).to_be_visible(
                 timeout=RENDER_TIMEOUT_MS
             )
-        # per regime: leaderboard, domains and significance grids
+        # per regime: leaderboard, what-if (in its expander), domains and significance grids
         expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(
-            3 * len(snapshot.judge_ids), timeout=RENDER_TIMEOUT_MS
+            4 * len(snapshot.judge_ids), timeout=RENDER_TIMEOUT_MS
         )
         guarded.shoot("draco_leaderboard")
 

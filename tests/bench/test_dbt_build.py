@@ -24,9 +24,14 @@ def test_user_build_skips_unit_tests_and_refreshes_only_after_a_project_change(
     dbt_build.dbt_build(paths)  # same project: incremental
     monkeypatch.setattr(dbt_build, "project_fingerprint", lambda: "edited")
     dbt_build.dbt_build(paths)  # the project changed: full refresh again
+    dbt_build.dbt_build(paths)  # unchanged again: incremental
+    # a correction event arrived: it can change rows no new event touches, so full refresh
+    monkeypatch.setattr(dbt_build, "corrections_loaded", lambda db: 1)
+    dbt_build.dbt_build(paths)
     assert all(c[:3] == ["build", "--exclude-resource-type", "unit_test"] for c in calls)
-    assert ["--full-refresh" in c for c in calls] == [True, False, True]
-    assert dbt_build.fingerprint_file(paths.warehouse_db).read_text().strip() == "edited"
+    assert ["--full-refresh" in c for c in calls] == [True, False, True, False, True]
+    marker = dbt_build.fingerprint_file(paths.warehouse_db).read_text().strip()
+    assert marker == "edited corrections=1"
 
 
 def test_with_unit_tests_and_a_partial_refresh_leave_the_next_build_full(tmp_path, calls):
