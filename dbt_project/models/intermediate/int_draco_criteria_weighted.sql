@@ -1,9 +1,9 @@
 -- One row per (run_id, item_id, criterion_id) of every deep-research run: the registered
 -- criterion with the weight in effect (methodology 1.3, rescoring without any API call):
---   1. an override row of var('draco_weight_override_rows') (bench rescore --draco-weights),
+--   1. an override row of scoring_var('draco_weight_override_rows') (bench rescore --draco-weights),
 --      else the draco_weight_overrides seed (item_id, criterion_id, weight, reason), else the
 --      registered weight;
---   2. then, when var('draco_penalty_floor') is not null, a negative weight below the floor is
+--   2. then, when scoring_var('draco_penalty_floor') is not null, a negative weight below the floor is
 --      raised to it (floor -100: -500 -> -100).
 -- Polarity is ALWAYS the registered one (it is what the judge was asked about: for a negative
 -- criterion MET means "the report commits the error"), whatever the weight in effect. So an
