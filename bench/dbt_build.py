@@ -25,6 +25,10 @@ from bench.settings import DBT_PROJECT_DIR
 from warehouse.paths import BenchPaths
 
 NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
+# The grain tests of the verdict-level tables (a scan of every verdict each): run by full
+# builds (a changed project, `bench rebuild`) and CI, not by the incremental build of a batch,
+# whose rows get their identity from stg_events (one row per event id by construction).
+VERDICT_GRAIN_TESTS = ["--exclude", "tag:verdict_grain"]
 _PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests")
 
 
@@ -140,6 +144,8 @@ def dbt_build(
     command = ["build", *NO_UNIT_TESTS]
     if selected:
         command += ["--select", *selected]
+    if complete and selected:
+        command += VERDICT_GRAIN_TESTS
     if full:
         command.append("--full-refresh")
     try:

@@ -59,6 +59,11 @@ def run_dbt(
     on_progress: NodeProgress | None = None,
 ) -> str:
     args = [dbt_executable(), *command, "--project-dir", str(DBT_PROJECT_DIR)]
+    if dbt_vars and _runs_unit_tests(command):
+        # A unit test states the vars its rule needs (`overrides: vars`), and those win over
+        # --vars but not over the environment the scoring_var macro reads first.
+        args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
+        dbt_vars = None
     env = dbt_env(paths, warehouse_db, dbt_vars)
     if on_progress is not None:
         return _run_with_progress(args, env, on_progress, " ".join(command))
@@ -71,6 +76,11 @@ def run_dbt(
             f"dbt {' '.join(command)} failed (exit {proc.returncode}):\n{output.strip()}"
         )
     return output
+
+
+def _runs_unit_tests(command: list[str]) -> bool:
+    excluded = "unit_test" in command and "--exclude-resource-type" in command
+    return command[:1] in (["build"], ["test"]) and not excluded
 
 
 def _run_with_progress(

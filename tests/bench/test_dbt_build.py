@@ -88,10 +88,13 @@ def test_a_build_runs_only_what_is_downstream_of_the_event_types_that_arrived(
 
     _raw_events(paths.warehouse_db, [("judge_verdict", "2.0"), ("judge_verdict", "2.0")])
     assert dbt_build.dbt_build(paths)
-    selection = calls[-1][calls[-1].index("--select") + 1 :]
+    command = calls[-1]
+    selection = command[command.index("--select") + 1 : command.index("--exclude")]
     # stg_events itself, the per-type model of the new type, and a reader of every type;
     # not page_fetched's model, nor a reader that declares it reads only run_started
     assert selection == ["stg_events", "stg_events__judge_verdict+", "dim_events+"]
+    # the grain scans of the verdict-level tables are left to full builds and CI
+    assert command[command.index("--exclude") + 1] == "tag:verdict_grain"
     assert build_selection.read_cursor(paths.warehouse_db) == "2.0"
 
 
@@ -123,3 +126,29 @@ def test_fingerprint_follows_the_project_files(tmp_path):
     assert dbt_build.project_fingerprint(project) == before
     (project / "models" / "a.sql").write_text("select 2")
     assert dbt_build.project_fingerprint(project) != before
+
+
+def test_scoring_vars_reach_dbt_through_the_environment_except_beside_unit_tests(
+    tmp_path, monkeypatch
+):
+    """The environment keeps dbt's partial parse; a command that runs unit tests gets --vars,
+    which a unit test's own `overrides: vars` win over."""
+    from bench import dbt_runner
+
+    seen = []
+
+    class Done:
+        returncode, stdout, stderr = 0, "", ""
+
+    monkeypatch.setattr(
+        dbt_runner.subprocess, "run", lambda args, env, **kw: seen.append((args, env)) or Done
+    )
+    paths = BenchPaths.from_env(tmp_path).ensure()
+    floor = {"draco_penalty_floor": -100}
+    dbt_runner.run_dbt(paths, ["build", *dbt_build.NO_UNIT_TESTS], dbt_vars=floor)
+    dbt_runner.run_dbt(paths, ["build", "--select", "x"], dbt_vars=floor)
+    (no_units, no_units_env), (with_units, with_units_env) = seen
+    assert "--vars" not in no_units
+    assert no_units_env["BENCH_SCORING_VARS"] == '{"draco_penalty_floor": -100}'
+    assert with_units[with_units.index("--vars") + 1] == '{"draco_penalty_floor": -100}'
+    assert with_units_env["BENCH_SCORING_VARS"] == "{}"

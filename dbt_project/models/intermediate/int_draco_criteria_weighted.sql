@@ -15,17 +15,9 @@
 -- 'negative'); the failing rows are the criteria where that is false.
 with
 
-runs as (
-
-    select * from {{ ref('int_draco_runs') }}
-
-),
-
 criteria as (
 
-    select criteria.*
-    from {{ ref('stg_events__rubric_criterion_registered') }} as criteria
-    inner join runs on criteria.run_id = runs.run_id
+    select * from {{ ref('int_draco_criteria_registered') }}
 
 ),
 
@@ -45,7 +37,7 @@ final as (
         criteria.axis_title,
         criteria.criterion_position,
         criteria.requirement,
-        case when criteria.registered_weight < 0 then 'negative' else 'positive' end as polarity,
+        criteria.polarity,
         criteria.registered_weight,
         {{ draco_weight_in_effect('criteria.registered_weight', 'overrides.weight') }} as weight,
         overrides.weight is not null as is_overridden,
