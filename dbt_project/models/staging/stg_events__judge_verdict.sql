@@ -31,7 +31,7 @@ parsed as (
     -- cast below as before, so a malformed value still fails the build.
     select
         source.*,
-        json_transform(payload, '{{ tojson(payload_shape) }}') as p
+        json_transform(source.payload, '{{ tojson(payload_shape) }}') as p
     from source
 
 ),
@@ -39,35 +39,35 @@ parsed as (
 renamed as (
 
     select
-        _load_id,
-        event_id as verdict_event_id,
-        run_id,
-        occurred_at,
-        p.lane,
-        p.item_id,
-        cast(p.attempt as bigint) as attempt,
-        p.judge_id,
-        p.criterion_id,
-        cast(p.sample as bigint) as sample,
-        cast(p.judge_attempt as bigint) as judge_attempt,
-        p.polarity,
-        p.outcome,
-        p.verdict,
-        cast(p.met as boolean) as met,
-        p.justification,
-        cast(p.reasks as bigint) as reasks,
-        p.error_class,
-        p.error_message,
-        p.source_event_id,
-        p.llm.provider as llm_provider,
-        p.llm.model as llm_model,
-        cast(p.llm.temperature as double) as llm_temperature,
-        p.llm.prompt_sha256 as llm_prompt_sha256,
-        p.llm.raw_completion as llm_raw_completion,
-        cast(p.llm.input_tokens as bigint) as llm_input_tokens,
-        cast(p.llm.output_tokens as bigint) as llm_output_tokens,
-        cast(p.llm.latency_ms as double) as llm_latency_ms,
-        coalesce(p.earlier_calls, '[]') as earlier_calls
+        parsed._load_id,
+        parsed.event_id as verdict_event_id,
+        parsed.run_id,
+        parsed.occurred_at,
+        parsed.p.lane,
+        parsed.p.item_id,
+        cast(parsed.p.attempt as bigint) as attempt,
+        parsed.p.judge_id,
+        parsed.p.criterion_id,
+        cast(parsed.p.sample as bigint) as sample,
+        cast(parsed.p.judge_attempt as bigint) as judge_attempt,
+        parsed.p.polarity,
+        parsed.p.outcome,
+        parsed.p.verdict,
+        cast(parsed.p.met as boolean) as met,
+        parsed.p.justification,
+        cast(parsed.p.reasks as bigint) as reasks,
+        parsed.p.error_class,
+        parsed.p.error_message,
+        parsed.p.source_event_id,
+        parsed.p.llm.provider as llm_provider,
+        parsed.p.llm.model as llm_model,
+        cast(parsed.p.llm.temperature as double) as llm_temperature,
+        parsed.p.llm.prompt_sha256 as llm_prompt_sha256,
+        parsed.p.llm.raw_completion as llm_raw_completion,
+        cast(parsed.p.llm.input_tokens as bigint) as llm_input_tokens,
+        cast(parsed.p.llm.output_tokens as bigint) as llm_output_tokens,
+        cast(parsed.p.llm.latency_ms as double) as llm_latency_ms,
+        coalesce(parsed.p.earlier_calls, '[]') as earlier_calls
     from parsed
 
 )
