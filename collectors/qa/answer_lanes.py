@@ -16,8 +16,9 @@ exa.ai/docs/reference/answer — `{query, text}` -> `{answer, citations[{url, ti
 costDollars{total}}`; docs.tavily.com search with `include_answer` -> `{answer, results[{url,
 title, content}]}`; docs.nimbleway.com search with `include_answer` -> `{request_id, answer, answer_citations[{marker,
 result_index}] pointing into results[{url, title, description, content, metadata}],
-total_results}`). tests/qa_answer_lanes points exa-py 2.27.0, tavily-python 0.8.5 and
-nimble-python 1.6.0 (requirements-dev.txt) at the loopback fake.
+total_results}`). tests/providers/test_answer_contracts.py validates our bodies against
+exa-py 2.27.0, tavily-python 0.8.5 and nimble-python 1.6.0's request types, points those SDKs
+at the loopback fake and reads responses built from their response models.
 """
 
 from __future__ import annotations
