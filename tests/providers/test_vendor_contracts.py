@@ -131,7 +131,7 @@ def _our_call(lane: str, base_url: str) -> list[Triple]:
 
     result = asyncio.run(scenario())
     assert result.outcome.completed, result.outcome.payload
-    return [(c.url, c.title, c.text) for c in result.chunks]
+    return [(c.url, c.title, c.text) for c in result.value]
 
 
 @pytest.mark.parametrize("lane", sorted(SDK_CALLS))
