@@ -174,8 +174,9 @@ def _our_read(fakes: FakeExtractionVendors, name: str, url: str) -> Read:
         ) as client:
             return await client.extract(name, url, RENDER, item_id="contract", attempt=1)
 
-    outcome, read = asyncio.run(scenario())
-    assert outcome.completed, outcome.payload
+    result = asyncio.run(scenario())
+    assert result.completed, result.payload
+    read = result.value
     return read.text, read.final_url, read.target_status_code
 
 
