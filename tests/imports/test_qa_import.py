@@ -56,13 +56,10 @@ def nimble_csv(path: Path, dataset, n: int = 12) -> tuple[Path, list[dict]]:
     for order, position in enumerate(sample_positions(len(dataset.questions), n, 0)):
         q = dataset.questions[position]
         failed = order == 5
-        chunks = (
-            []
-            if failed
-            else [
-                {"url": f"https://example.org/{order}", "title": "t", "description": q.gold_answer}
-            ]
-        )
+        other = {"url": f"https://example.org/{order}", "title": "t", "description": q.gold_answer}
+        gold = {"url": q.gold_urls_raw[0], "title": "g", "description": q.gold_answer}
+        # the gold source first, second, or not at all: the URL metrics must tell them apart
+        chunks = [] if failed else [[gold, other], [other, gold], [other]][order % 3]
         rows.append(
             {
                 "provider": "nimble",
@@ -111,11 +108,21 @@ def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, 
             "from marts.qa_leaderboard where run_id = ?",
             [summary.run_id],
         ).fetchall()
+        retrieval = con.execute(
+            "select q.sample_order, r.mrr, r.hit_10 from intermediate.int_qa_retrieval_scored r "
+            "join staging.stg_events__question_registered q using (run_id, item_id) "
+            "where r.run_id = ? order by q.sample_order",
+            [summary.run_id],
+        ).fetchall()
         positions = con.execute(
             "select row_position from staging.stg_events__question_registered where run_id = ? "
             "order by sample_order",
             [summary.run_id],
         ).fetchall()
+    # the imported URLs are scored by the same URL metrics as our lanes' (MRR by gold rank)
+    assert [(order, mrr, hit) for order, mrr, hit in retrieval] == [
+        (order, [1.0, 0.5, 0.0][order % 3], order % 3 != 2) for order in range(12) if order != 5
+    ]
     graded = [r for r in rows[:12] if r["evaluation_result"] != "not_evaluated"]
     correct = sum(r["evaluation_result"] == "is_correct" for r in graded)
     assert row[0] == "imported:nimble:gpt-4o"
