@@ -139,9 +139,11 @@ SDK_CALLS: dict[str, Callable[[FakeExtractionVendors, str], Read]] = {
     "tavily_extract_advanced": _tavily("advanced"),
     "parallel_extract": _parallel,
 }
-# Body fields an SDK adds on its own. firecrawl-py sends its ScrapeOptions defaults (the API's
-# documented defaults, so leaving them out asks for the same) and a telemetry `origin`;
-# tavily-python sends its client-side `timeout` (30 s) in the body.
+# Body fields an SDK adds on its own. firecrawl-py sends its ScrapeOptions defaults and a
+# telemetry `origin` on every call; our engine leaves those options to the API's own defaults,
+# which we have not confirmed equal the SDK's (an older API reference gives skipTlsVerification
+# false): a known difference from an SDK user's request, listed, not hidden. tavily-python
+# sends its client-side `timeout` (30 s) in the body.
 SDK_ONLY_FIELDS = {
     "firecrawl": {
         "origin",
