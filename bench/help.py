@@ -56,6 +56,10 @@ EXAMPLES: dict[str, list[str]] = {
         "bench import qa-results grades.csv --format csv --lane mine --grader-label gpt-4.1",
     ],
     "import corrections": ["bench import corrections corrections.csv"],
+    "import regrade-qa": [
+        "bench import regrade-qa RUN_ID --synthesizer offline --grader offline",
+        "bench import regrade-qa RUN_ID --questions my-questions.csv --grader openai:gpt-4.1",
+    ],
     "exclude": [
         'bench exclude ITEM_ID --benchmark draco --reason "rubric criterion is wrong"',
         'bench exclude ITEM_ID --benchmark qa --reason "gold answer fixed" --reinstate',

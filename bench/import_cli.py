@@ -1,5 +1,6 @@
-"""`bench import draco-results` / `bench import qa-results` (and `bench exclude`): other
-harnesses' published results as events, scored by our models beside their own figures."""
+"""`bench import draco-results` / `bench import qa-results` / `bench import regrade-qa` (and
+`bench exclude`): other harnesses' published results as events, scored by our models beside
+their own figures, and re-synthesised and re-graded by our roles."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.table import Table
 
 from bench import pipeline
 from bench.options import HomeOption
+from bench.qa_cli import GraderOption, JudgeOption, SynthOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
 
@@ -179,6 +181,54 @@ def register(
             console.print(f"[green]run {summary.run_id} was already imported; nothing to do")
         print_unjoined(
             "unmatched rows", summary.unmatched_ids, "no SimpleQA question has that text"
+        )
+        if score:
+            with console.status("loading events, building marts, publishing"):
+                pipeline.refresh(paths)
+            console.print(f"published {paths.serve_db}")
+
+    @import_app.command("regrade-qa")
+    def regrade_qa_cmd(
+        run_id: Annotated[str, typer.Argument(help="The import run (bench import qa-results).")],
+        synthesizer: SynthOption = "offline",
+        grader: GraderOption = "offline",
+        relevance_judge: JudgeOption = "offline",
+        questions: Annotated[
+            str,
+            typer.Option(help="The question set the run was imported against (as for the import)."),
+        ] = "simpleqa",
+        dataset_file: Annotated[
+            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
+        ] = None,
+        score: ScoreOption = True,
+        home: HomeOption = None,
+    ) -> None:
+        """Re-synthesise and re-grade an imported QA run's stored chunks with our roles.
+
+        The file's recorded retrieval is replayed (no search call); our synthesizer answers and
+        our grader grades in a run of its own, shown beside the file's own regime. Running it
+        again finishes what is left and adds nothing twice."""
+        from bench.qa_cli import _questions, _roles, _simpleqa
+        from collectors.imports.qa_regrade import regrade_imported_qa
+
+        paths = paths_for(home)
+        dataset = (
+            _simpleqa(paths, dataset_file) if questions == "simpleqa" else _questions(questions)
+        )
+        synth, grade, judge = _roles(paths, synthesizer, grader, relevance_judge)
+        with console.status(f"re-synthesising and re-grading {run_id}"):
+            summary = regrade_imported_qa(
+                pipeline.event_log(paths),
+                run_id,
+                dataset,
+                synthesizer=synth,
+                grader=grade,
+                relevance_judge=judge,
+                argv=sys.argv[1:],
+            )
+        console.print(
+            f"run {summary.run_id}: {summary.completed} unit(s) done, {summary.failed} failed "
+            f"(as the file records), {summary.skipped_existing} already done"
         )
         if score:
             with console.status("loading events, building marts, publishing"):

@@ -1,5 +1,6 @@
 """The one async HTTP layer every provider client uses: throttle, retries, timings, redaction,
-and the ProviderCallCompleted / ProviderCallFailed payload of each call."""
+and the ProviderCallCompleted / ProviderCallFailed payload of each call, returned with its
+normalised value as one `CallResult`."""
 
 from collectors.http.call import (
     KEPT_HEADERS,
@@ -20,6 +21,7 @@ from collectors.http.policy import (
     parse_retry_after,
 )
 from collectors.http.redaction import REDACTED, Redactor, redact
+from collectors.http.result import CallResult
 from collectors.http.throttle import Grant, Throttle, rate_limiter
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "RETRYABLE_STATUSES",
     "CallOutcome",
     "CallPolicy",
+    "CallResult",
     "Channel",
     "ErrorClass",
     "EventSink",

@@ -18,8 +18,14 @@ Rows join SimpleQA questions **by question text** (exact after trimming, else wi
 collapsed and case folded), keeping the upstream row identity (row position + problem hash);
 a text that several rows share goes to the first such row not already taken. A row that
 matches no question is reported in `unmatched_ids` (its 1-based record number and text).
-Stored grades are their own grader regime `imported:<format>:<grader label>`, never ours;
-stored chunks become `chunks_normalized` so our roles can re-synthesise and re-grade them.
+Stored grades are their own grader regime `imported:<format>:<grader label>`, never ours.
+
+What a row retrieved is recorded the way our lanes record a search (as `local-bm25` does): a
+`provider_call_completed` (stage "search", provider "imported", the request naming the file and
+record, the raw body the row's chunks as imported, no round trip: the file's latency stays in
+its item figures), then the `chunks_normalized` derived from it. The same dbt models then score
+the imported URLs with the same URL metrics (NDCG, recall, hit, MRR) as our lanes', and our
+roles can re-synthesise and re-grade the stored chunks (`collectors.imports.qa_regrade`).
 """
 
 from __future__ import annotations
@@ -35,17 +41,20 @@ from typing import Any
 from collectors.imports.draco_results import ImportSummary, imported_judge_id
 from collectors.imports.source_file import ImportFormatError, SourceFile, kind, read_source
 from collectors.qa.dataset import QaDataset, QaQuestion
-from warehouse.canonical import canonical_sha256
+from warehouse.canonical import canonical_json, canonical_sha256
 from warehouse.events import (
     IMPORTED_REGIME_LABEL,
     AnswerGraded,
     AnswerSynthesized,
+    CallTimings,
     Chunk,
     ChunksNormalized,
     ImportedFileRegistered,
     ImportedItemFigure,
     Payload,
+    ProviderCallCompleted,
     QuestionRegistered,
+    RecordedRequest,
     RunFinished,
     RunStarted,
     SystemRef,
@@ -56,6 +65,8 @@ from warehouse.log import EventLog
 from warehouse.provenance import producer_for
 
 QA_FORMATS = ("nimble", "simple-evals", "csv")
+IMPORTED_PROVIDER = "imported"
+IMPORTED_NORMALIZER = "imported:{fmt}"
 GRADES = {
     "a": "A",
     "b": "B",
@@ -88,6 +99,9 @@ class ParsedQa:
     rows: list[QaRow]
     header: dict[str, Any] = field(default_factory=dict)
     grader_model: str | None = None
+    # The file records what each row retrieved (URLs, chunks): its rows are scored by the URL
+    # metrics like our lanes'. A file without (simple-evals) is a lane without retrieval.
+    carries_urls: bool = True
 
 
 def _grade(value: Any, source: SourceFile, where: str, *, allow_none: bool = False) -> str | None:
@@ -205,7 +219,7 @@ def _simple_evals(source: SourceFile) -> ParsedQa:
             )
         )
     header = {k: document[k] for k in ("score", "metrics") if k in document}
-    return ParsedQa(format="simple-evals", rows=rows, header=header)
+    return ParsedQa(format="simple-evals", rows=rows, header=header, carries_urls=False)
 
 
 def _long_csv(source: SourceFile) -> ParsedQa:
@@ -230,7 +244,7 @@ def _long_csv(source: SourceFile) -> ParsedQa:
                 else None,
             )
         )
-    return ParsedQa(format="csv", rows=rows)
+    return ParsedQa(format="csv", rows=rows, carries_urls="urls" in columns)
 
 
 def _folded(text: str) -> str:
@@ -259,6 +273,29 @@ def join_questions(
     return joined, unmatched
 
 
+def _retrieval_call(
+    row: QaRow, question: QaQuestion, *, lane: str, file_name: str
+) -> ProviderCallCompleted:
+    """What the row retrieved, as a search call of the imported lane (see the module docstring)."""
+    return ProviderCallCompleted(
+        lane=lane,
+        provider=IMPORTED_PROVIDER,
+        stage="search",
+        item_id=question.item_id,
+        attempt=1,
+        request=RecordedRequest(
+            method="IMPORT",
+            url=f"import://{file_name}#record-{row.record}",
+            body={"query": row.question},
+        ),
+        status_code=200,
+        raw_body=canonical_json({"chunks": [c.model_dump(mode="json") for c in row.chunks]}),
+        timings=CallTimings(queue_wait_ms=0.0, round_trip_ms=None, whole_call_ms=0.0),
+        http_attempts=1,
+        concurrency=1,
+    )
+
+
 def import_qa_results(
     log: EventLog,
     file: Path,
@@ -285,11 +322,10 @@ def import_qa_results(
             f"(first unmatched: {unmatched[0]})"
         )
     grader_id = imported_judge_id(fmt, parsed.grader_model, grader_label or "unnamed-grader")
-    system_ref = SystemRef(
-        name=lane,
-        version="imported",
-        settings={"file": source.name, "file_sha256": source.sha256, "format": fmt},
-    )
+    settings: dict[str, Any] = {"file": source.name, "file_sha256": source.sha256, "format": fmt}
+    if not parsed.carries_urls:
+        settings["search"] = None  # nothing retrieved on record: no retrieval metrics
+    system_ref = SystemRef(name=lane, version="imported", settings=settings)
     spec = {
         "benchmark": dataset.benchmark,
         "source": "import",
@@ -354,16 +390,18 @@ def import_qa_results(
             )
         )
         sources = [file_event_id]
-        if row.chunks:
+        if row.landed and parsed.carries_urls:
+            call = _retrieval_call(row, question, lane=lane, file_name=source.name)
+            call_id = event_id_for(call.event_type, run_id, *call.natural_key_values())
             chunks = ChunksNormalized(
                 lane=lane,
                 item_id=question.item_id,
                 attempt=1,
-                normalizer_version=f"imported:{fmt}",
-                source_event_id=file_event_id,
+                normalizer_version=IMPORTED_NORMALIZER.format(fmt=fmt),
+                source_event_id=call_id,
                 chunks=row.chunks,
             )
-            payloads.append(chunks)
+            payloads += [call, chunks]
             sources.append(event_id_for(chunks.event_type, run_id, *chunks.natural_key_values()))
         answered = bool((row.answer or "").strip())
         outcome = (

@@ -16,19 +16,21 @@ exa.ai/docs/reference/answer — `{query, text}` -> `{answer, citations[{url, ti
 costDollars{total}}`; docs.tavily.com search with `include_answer` -> `{answer, results[{url,
 title, content}]}`; docs.nimbleway.com search with `include_answer` -> `{request_id, answer, answer_citations[{marker,
 result_index}] pointing into results[{url, title, description, content, metadata}],
-total_results}`). tests/qa_answer_lanes points exa-py 2.27.0, tavily-python 0.8.5 and
-nimble-python 1.6.0 (requirements-dev.txt) at the loopback fake.
+total_results}`). tests/providers/test_answer_contracts.py validates our bodies against
+exa-py 2.27.0, tavily-python 0.8.5 and nimble-python 1.6.0's request types, points those SDKs
+at the loopback fake and reads responses built from their response models.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from collectors.http import (
     CallPolicy,
+    CallResult,
     Channel,
     LaneAborted,
     ProviderRequest,
@@ -38,104 +40,48 @@ from collectors.http import (
     call_provider,
     new_async_client,
 )
+from collectors.search import exa, nimble, tavily
+from collectors.search.spec import AnswerSpec
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 LANE_KIND = "vendor_answer"
 NORMALIZER_VERSION = "answer-citations@1"
 
 
-@dataclass(frozen=True)
-class AnswerSpec:
-    lane: str
-    provider: str
-    key_env: str
-    base_url: str
-    path: str
-    price_usd_per_1k: float | None
-    auth: Callable[[str], dict[str, str]]
-    body: Callable[[str], dict[str, Any]]
-    answer_field: str
-    # body -> the cited sources as {url, title, text}, in the vendor's citation order
-    citations: Callable[[dict[str, Any]], list[dict[str, Any]]]
-    rate_per_s: float = 1.0
-
-
-def _bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", "Accept": "application/json"}
-
-
-def _listed(body: dict[str, Any], field: str, text_field: str) -> list[dict[str, Any]]:
-    return [
-        {"url": c.get("url"), "title": c.get("title"), "text": c.get(text_field)}
-        for c in body.get(field) or []
-        if isinstance(c, dict)
-    ]
-
-
-def _nimble_citations(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """nimble-python SearchResponse: `answer_citations[{marker, result_index}]` point into
-    `results[]`; in marker order, each result once."""
-    results = [r for r in body.get("results") or [] if isinstance(r, dict)]
-    marks = sorted(
-        (c for c in body.get("answer_citations") or [] if isinstance(c, dict)),
-        key=lambda c: c.get("marker", 0),
-    )
-    seen: list[int] = []
-    for mark in marks:
-        index = mark.get("result_index")
-        if isinstance(index, int) and 0 <= index < len(results) and index not in seen:
-            seen.append(index)
-    return [
-        {
-            "url": results[i].get("url"),
-            "title": results[i].get("title"),
-            "text": results[i].get("description"),
-        }
-        for i in seen
-    ]
-
-
+# Each vendor module declares its answer product (`collectors.search.spec.AnswerSpec`, price
+# included); this registry only collects them.
 ANSWER_LANES: dict[str, AnswerSpec] = {
-    spec.lane: spec
-    for spec in (
-        AnswerSpec(
-            lane="exa_answer",
-            provider="exa",
-            key_env="EXA_API_KEY",
-            base_url="https://api.exa.ai",
-            path="/answer",
-            price_usd_per_1k=5.0,  # Exa answer list price, snapshot 2026-12 (unconfirmed)
-            auth=lambda key: {"x-api-key": key, "Accept": "application/json"},
-            body=lambda q: {"query": q, "text": True},
-            answer_field="answer",
-            citations=lambda body: _listed(body, "citations", "text"),
-        ),
-        AnswerSpec(
-            lane="tavily_answer",
-            provider="tavily",
-            key_env="TAVILY_API_KEY",
-            base_url="https://api.tavily.com",
-            path="/search",
-            price_usd_per_1k=8.0,  # 1 credit as for search (providers.md)
-            auth=_bearer,
-            body=lambda q: {"query": q, "include_answer": True, "max_results": 10},
-            answer_field="answer",
-            citations=lambda body: _listed(body, "results", "content"),
-        ),
-        AnswerSpec(
-            lane="nimble_answer",
-            provider="nimble",
-            key_env="NIMBLE_API_KEY",
-            base_url="https://sdk.nimbleway.com",
-            path="/v2/search",
-            price_usd_per_1k=5.0,  # Search tier list price (providers.md, unconfirmed)
-            auth=_bearer,
-            body=lambda q: {"query": q, "include_answer": True, "max_results": 10},
-            answer_field="answer",
-            citations=_nimble_citations,
-        ),
-    )
+    spec.lane: spec for spec in (exa.ANSWER_LANE, tavily.ANSWER_LANE, nimble.ANSWER_LANE)
 }
+
+
+@dataclass(frozen=True)
+class VendorAnswer:
+    """What an answer lane's call is worth, normalised: the vendor's answer and its sources."""
+
+    outcome: str  # "answered", or "refused" for an empty answer (a landed miss)
+    answer: str | None
+    citations: list[Chunk]  # the sources it cites, in its order, ranked 1..n
+
+
+def read_answer(spec: AnswerSpec, body: Any) -> VendorAnswer:
+    """The normaliser of an answer lane: a body that is not a JSON object is an error (the
+    runner records it as a malformed body), never an empty answer."""
+    if not isinstance(body, dict):
+        raise ValueError(f"expected a JSON object, got {type(body).__name__}")
+    answer = body.get(spec.answer_field)
+    citations = [
+        Chunk(
+            rank=rank,
+            url=str(c.get("url") or ""),
+            title=str(c.get("title") or ""),
+            text=str(c.get("text") or ""),
+        )
+        for rank, c in enumerate(spec.citations(body), start=1)
+    ]
+    if isinstance(answer, str) and answer.strip():
+        return VendorAnswer("answered", answer.strip(), citations)
+    return VendorAnswer("refused", None, citations)
 
 
 class VendorAnswerLane:
@@ -165,6 +111,11 @@ class VendorAnswerLane:
             redactor=Redactor([api_key]),
         )
         self.resource = self
+        self._read = partial(read_answer, spec)
+        self._lineage = {
+            "normalizer_version": NORMALIZER_VERSION,
+            "price_usd_per_1k": spec.price_usd_per_1k,
+        }
 
     async def __aenter__(self) -> VendorAnswerLane:
         return self
@@ -186,48 +137,44 @@ class VendorAnswerLane:
             },
         )
 
-    async def search(
-        self, question: str, *, item_id: str, attempt: int
-    ) -> ProviderCallCompleted | ProviderCallFailed:
+    async def call(self, question: str, *, item_id: str, attempt: int) -> CallResult[VendorAnswer]:
+        """One call of the answer product, as the one call-result type. Raises LaneAborted."""
         request = ProviderRequest(
             method="POST",
             url=f"{self.base_url}{self.spec.path}",
             headers=self.spec.auth(self._key),
             json_body=self.spec.body(question),
         )
+        outcome = await call_provider(
+            self.channel, request, stage="search", item_id=item_id, attempt=attempt
+        )
+        return CallResult.of(outcome, self._read, **self._lineage)
+
+    async def search(
+        self, question: str, *, item_id: str, attempt: int
+    ) -> ProviderCallCompleted | ProviderCallFailed:
+        """The QaLane step: the call's payload (a lane abort's payload too), for the log."""
         try:
-            outcome = await call_provider(
-                self.channel, request, stage="search", item_id=item_id, attempt=attempt
-            )
+            return (await self.call(question, item_id=item_id, attempt=attempt)).payload
         except LaneAborted as aborted:
             return aborted.payload
-        return outcome.payload
 
-    def _body(self, call: ProviderCallCompleted) -> dict[str, Any]:
-        body = json.loads(call.raw_body)
-        if not isinstance(body, dict):
-            raise ValueError(f"expected a JSON object, got {type(body).__name__}")
-        return body
+    def stored(self, call: ProviderCallCompleted) -> CallResult[VendorAnswer]:
+        return CallResult.from_payload(call, self._read, **self._lineage)
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]:
         """The citations the vendor gave for its answer, in its order, as ranked chunks."""
-        citations = self.spec.citations(self._body(call))
-        return [
-            Chunk(
-                rank=rank,
-                url=str(c.get("url") or ""),
-                title=str(c.get("title") or ""),
-                text=str(c.get("text") or ""),
-            )
-            for rank, c in enumerate(citations, start=1)
-        ]
+        return self._value(call).citations
 
     def own_answer(self, call: ProviderCallCompleted) -> tuple[str, str | None]:
         """(outcome, answer) of the vendor's own answer: an empty answer is a landed miss."""
-        answer = self._body(call).get(self.spec.answer_field)
-        if isinstance(answer, str) and answer.strip():
-            return "answered", answer.strip()
-        return "refused", None
+        value = self._value(call)
+        return value.outcome, value.answer
+
+    def _value(self, call: ProviderCallCompleted) -> VendorAnswer:
+        value = self.stored(call).value
+        assert value is not None  # a completed call always normalises (or raises)
+        return value
 
 
 def answer_lanes(

@@ -1,4 +1,5 @@
-"""Every lane a QA run can use, by name: two offline lanes and the nine vendor search lanes."""
+"""Every lane a QA run can use, by name: the two offline lanes, the vendor search lanes
+(`collectors.search.LANES`) and the vendor answer lanes (`collectors.qa.answer_lanes`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 A lane is two small callables: `await lane.search(question, item_id=, attempt=)` returns the
 raw provider-call payload (`ProviderCallCompleted` or `ProviderCallFailed`, exactly what goes
 in the log), and `lane.normalize(completed_call)` turns a stored 2xx response into ranked
-chunks (tagged `lane.normalizer_version`). Normalising from the stored payload, not from a
+chunks (tagged `lane.normalizer_version`). Every lane that calls something (local-bm25, the
+vendor search and answer lanes) also has `await lane.call(...)`: the same call as the one
+call-result type, `collectors.http.CallResult` (normalised value, raw request and response,
+timings, list-price cost); `search` is its payload. Normalising from the stored payload, not from a
 live response, is what lets the chunks stage resume on its own. Lanes never see each other
 and nothing is cached between runs. A lane may carry a `resource` (an async context manager,
 e.g. the shared HTTP pool of the vendor lanes) that the runner opens for the run's duration.
@@ -24,6 +27,7 @@ import json
 import time
 from typing import Protocol, runtime_checkable
 
+from collectors.http import CallResult
 from collectors.qa.local_corpus import CHUNKER_VERSION, PassageCorpus
 from warehouse.canonical import canonical_json
 from warehouse.events import (
@@ -136,6 +140,16 @@ class LocalBm25Lane:
             )
         return hits
 
+    async def call(self, question: str, *, item_id: str, attempt: int) -> CallResult[list[Chunk]]:
+        """The BM25 query as the one call-result type every searching lane returns."""
+        payload = await self.search(question, item_id=item_id, attempt=attempt)
+        return CallResult.from_payload(
+            payload,
+            self._chunks,
+            normalizer_version=self.normalizer_version,
+            price_usd_per_1k=self.price_per_1k_usd,
+        )
+
     async def search(self, question: str, *, item_id: str, attempt: int) -> ProviderCallCompleted:
         started = time.perf_counter()
         hits = await asyncio.to_thread(self._hits, question)
@@ -159,9 +173,13 @@ class LocalBm25Lane:
         )
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]:
+        return self._chunks(json.loads(call.raw_body))
+
+    @staticmethod
+    def _chunks(document: dict) -> list[Chunk]:
         return [
             Chunk(rank=hit["rank"], url=hit["url"], title=hit["title"], text=hit["text"])
-            for hit in json.loads(call.raw_body)["hits"]
+            for hit in document["hits"]
         ]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from collectors.http import LaneAborted, api_key_from_env
-from collectors.search import LANES, SearchClient
+from collectors.search import LANES, SearchClient, SearchResult
 from collectors.search.lanes import LaneSpec
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
@@ -35,19 +35,21 @@ class VendorSearchLane:
         # The rate, concurrency and retry policy actually used, not the spec's defaults.
         return self.resource.system_ref(self.name)
 
+    async def call(self, question: str, *, item_id: str, attempt: int) -> SearchResult:
+        """One search call as the one call-result type (chunks, price). Raises LaneAborted."""
+        return await self.resource.search(self.name, question, item_id=item_id, attempt=attempt)
+
     async def search(
         self, question: str, *, item_id: str, attempt: int
     ) -> ProviderCallCompleted | ProviderCallFailed:
+        """The QaLane step: the call's payload (a lane abort's payload too), for the log."""
         try:
-            result = await self.resource.search(
-                self.name, question, item_id=item_id, attempt=attempt
-            )
+            return (await self.call(question, item_id=item_id, attempt=attempt)).payload
         except LaneAborted as aborted:
             return aborted.payload
-        return result.outcome.payload
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]:
-        return self.spec.normalize_raw(call.raw_body)
+        return self.spec.stored_result(call).value or []
 
 
 def vendor_lanes(

@@ -5,6 +5,7 @@ from collectors.search.client import (
     SearchClient,
     SearchResult,
     chunks_from_raw_body,
+    chunks_payload,
 )
 from collectors.search.lanes import LANES, MAX_RESULTS, PRICE_SNAPSHOT, LaneSpec
 
@@ -17,4 +18,5 @@ __all__ = [
     "SearchClient",
     "SearchResult",
     "chunks_from_raw_body",
+    "chunks_payload",
 ]

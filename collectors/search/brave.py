@@ -25,6 +25,7 @@ from collectors.search.common import (
     string,
     strings,
 )
+from collectors.search.spec import PATIENT_POLICY, LaneSpec
 from warehouse.events import Chunk
 
 PROVIDER = "brave"
@@ -56,3 +57,25 @@ def normalize(document: Any) -> list[Chunk]:
         title = html_to_text(string(result.get("title")))
         rows.append((string(result.get("url")), title, text))
     return ranked_chunks(rows)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = (
+    LaneSpec(
+        lane="brave_search",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K,
+        rate_per_s=1.0,
+        rate_group="brave",
+        concurrency=4,
+        build_request=build_request,
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        policy=PATIENT_POLICY,
+        settings={"extra_snippets": True, "operators": False},
+    ),
+)

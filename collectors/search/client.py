@@ -3,10 +3,11 @@ per rate group), keys read from the environment on first use.
 
     async with SearchClient(["exa_search_auto"]) as search:
         result = await search.search("exa_search_auto", question, item_id=item_id)
-        # result.outcome.payload -> append; result.chunks_payload(event_id) -> append
+        # result.payload -> append; chunks_payload(result, event_id) -> append
 
 `search` raises `LaneAborted` (401/402/403; its payload still has to be appended) and
-`MissingApiKey`; every other outcome, failures included, comes back as a `SearchResult`.
+`MissingApiKey`; every other outcome, failures included, comes back as a `SearchResult` (a
+`collectors.http.CallResult` whose value is the ranked chunks).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from aiolimiter import AsyncLimiter
 from collectors.http import (
     CallOutcome,
     CallPolicy,
+    CallResult,
     Channel,
     ErrorClass,
     LaneAborted,
@@ -44,26 +46,23 @@ PREFLIGHT_QUERY = "What is the capital of France?"
 PREFLIGHT_ITEM_ID = "preflight"
 
 
-@dataclass(frozen=True)
-class SearchResult:
-    lane: str
-    outcome: CallOutcome
-    chunks: list[Chunk]  # empty unless the call completed
-    normalizer_version: str
+# A search call's result: the chunks of a completed call (`collectors.http.CallResult`).
+SearchResult = CallResult[list[Chunk]]
 
-    def chunks_payload(self, source_event_id: str) -> ChunksNormalized | None:
-        """The chunks_normalized payload derived from the completed call's event."""
-        if not self.outcome.completed:
-            return None
-        payload = self.outcome.payload
-        return ChunksNormalized(
-            lane=self.lane,
-            item_id=payload.item_id,
-            attempt=payload.attempt,
-            normalizer_version=self.normalizer_version,
-            source_event_id=source_event_id,
-            chunks=self.chunks,
-        )
+
+def chunks_payload(result: SearchResult, source_event_id: str) -> ChunksNormalized | None:
+    """The chunks_normalized payload derived from a completed call's event."""
+    if not result.completed or result.normalizer_version is None:
+        return None
+    payload = result.payload
+    return ChunksNormalized(
+        lane=result.lane,
+        item_id=payload.item_id,
+        attempt=payload.attempt,
+        normalizer_version=result.normalizer_version,
+        source_event_id=source_event_id,
+        chunks=result.value or [],
+    )
 
 
 PreflightStatus = Literal["ok", "auth_failed", "rejected", "unreachable", "missing_key"]
@@ -197,8 +196,7 @@ class SearchClient:
         outcome = await call_provider(
             channel, request, stage=stage, item_id=item_id, attempt=attempt
         )
-        chunks = spec.normalize(outcome.body_json) if outcome.completed else []
-        return SearchResult(lane, outcome, chunks, spec.normalizer_version)
+        return spec.result(outcome)
 
     async def preflight(self, lane: str, *, attempt: int = 1) -> PreflightReport:
         """One 1-result call, no retries: is the key accepted and the endpoint reachable?"""

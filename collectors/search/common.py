@@ -77,3 +77,11 @@ def body_string(document: Any, *keys: str) -> str | None:
             if isinstance(value, str) and value:
                 return value
     return None
+
+
+def listed_sources(body: Any, field: str, text_field: str) -> list[dict[str, Any]]:
+    """The sources an answer cites as {url, title, text}, from the list at `field` (in order)."""
+    return [
+        {"url": c.get("url"), "title": c.get("title"), "text": c.get(text_field)}
+        for c in objects_at(body, field)
+    ]

@@ -9,11 +9,19 @@ bodies, per Exa's error-code docs).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from collectors.search.common import (
+    body_string,
+    listed_sources,
+    objects_at,
+    ranked_chunks,
+    string,
+)
+from collectors.search.spec import AnswerSpec, LaneSpec
 from warehouse.events import Chunk
 
 PROVIDER = "exa"
@@ -57,3 +65,42 @@ def normalize(document: Any) -> list[Chunk]:
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "requestId") or request_id_from_headers(headers, document)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = tuple(
+    LaneSpec(
+        lane=f"exa_search_{search_type}",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K,
+        rate_per_s=9.0,
+        rate_group="exa",
+        concurrency=16,
+        build_request=partial(build_request, search_type=search_type),
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        vendor_request_id=vendor_request_id,
+        settings={"type": search_type, "contents": {"summary": True}},
+    )
+    for search_type in ("auto", "fast")
+)
+
+# Exa /answer: `{query, text}` -> `{answer, citations[{id, url, title, text}], costDollars}`
+# (exa-py `Exa.answer`, AnswerResponse; tests/providers/test_answer_contracts.py).
+ANSWER_LANE = AnswerSpec(
+    lane="exa_answer",
+    provider=PROVIDER,
+    key_env=KEY_ENV,
+    base_url=BASE_URL,
+    path="/answer",
+    price_usd_per_1k=5.0,  # Exa answer list price, snapshot 2026-12 (unconfirmed)
+    price_snapshot="2026-12-01",
+    auth=lambda key: {"x-api-key": key, "Accept": "application/json"},
+    body=lambda question: {"query": question, "text": True},
+    answer_field="answer",
+    citations=lambda body: listed_sources(body, "citations", "text"),
+)

@@ -14,6 +14,7 @@ from typing import Any
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.vendor_truth import SdkCheck
 from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from collectors.search.spec import PATIENT_POLICY, LaneSpec
 from warehouse.events import Chunk
 
 PROVIDER = "firecrawl"
@@ -74,3 +75,31 @@ def body_failure(document: Any) -> str | None:
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "id") or request_id_from_headers(headers, document)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = (
+    LaneSpec(
+        lane="firecrawl_search",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K,
+        rate_per_s=1.0,
+        rate_group="firecrawl",
+        concurrency=4,
+        build_request=build_request,
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        vendor_request_id=vendor_request_id,
+        body_failure=body_failure,
+        policy=PATIENT_POLICY,
+        settings={
+            "sources": [{"type": "web"}],
+            "scrape": False,
+            "timeout_ms": SERVER_TIMEOUT_MS,
+        },
+    ),
+)

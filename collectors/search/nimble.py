@@ -23,6 +23,7 @@ from collectors.search.common import (
     string,
     strings,
 )
+from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec, bearer_headers
 from warehouse.events import Chunk
 
 PROVIDER = "nimble"
@@ -70,3 +71,63 @@ def normalize(document: Any) -> list[Chunk]:
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "request_id") or request_id_from_headers(headers, document)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = (
+    LaneSpec(
+        lane="nimble_search",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K,
+        rate_per_s=9.0,
+        rate_group="nimble:search_standard",  # Nimble limits per product (search depth)
+        concurrency=16,
+        build_request=build_request,
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        vendor_request_id=vendor_request_id,
+        policy=STANDARD_POLICY.with_overrides(extra_retryable_statuses=RETRYABLE_EXTRA),
+        settings={"search_depth": SEARCH_DEPTH, "include_answer": False},
+        healthcheck_path=HEALTHCHECK_PATH,
+    ),
+)
+
+
+def answer_citations(body: Any) -> list[dict[str, Any]]:
+    """nimble-python SearchResponse: `answer_citations[{marker, result_index}]` point into
+    `results[]`; in marker order, each result once."""
+    results = objects_at(body, "results")
+    marks = sorted(objects_at(body, "answer_citations"), key=lambda c: c.get("marker", 0))
+    seen: list[int] = []
+    for mark in marks:
+        index = mark.get("result_index")
+        if isinstance(index, int) and 0 <= index < len(results) and index not in seen:
+            seen.append(index)
+    return [
+        {
+            "url": results[i].get("url"),
+            "title": results[i].get("title"),
+            "text": results[i].get("description"),
+        }
+        for i in seen
+    ]
+
+
+# Nimble /v2/search with `include_answer`: `{request_id, answer, answer_citations[{marker,
+# result_index}]}` pointing into `results[]` (nimble-python SearchResponse).
+ANSWER_LANE = AnswerSpec(
+    lane="nimble_answer",
+    provider=PROVIDER,
+    key_env=KEY_ENV,
+    base_url=BASE_URL,
+    path=SEARCH_PATH,
+    price_usd_per_1k=PRICE_USD_PER_1K,  # the Search tier list price (providers.md, unconfirmed)
+    auth=bearer_headers,
+    body=lambda question: {"query": question, "include_answer": True, "max_results": 10},
+    answer_field="answer",
+    citations=answer_citations,
+)

@@ -8,6 +8,7 @@ advanced_settings.max_results. Chunk text = the `excerpts`, one per line. Reques
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
@@ -20,6 +21,7 @@ from collectors.search.common import (
     string,
     strings,
 )
+from collectors.search.spec import LaneSpec
 from warehouse.events import Chunk
 
 PROVIDER = "parallel"
@@ -63,3 +65,26 @@ def normalize(document: Any) -> list[Chunk]:
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "search_id") or request_id_from_headers(headers, document)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = tuple(
+    LaneSpec(
+        lane=f"parallel_search_{mode}",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K[mode],
+        rate_per_s=9.0,
+        rate_group="parallel",
+        concurrency=16,
+        build_request=partial(build_request, mode=mode),
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        vendor_request_id=vendor_request_id,
+        settings={"mode": mode},
+    )
+    for mode in ("basic", "turbo")
+)

@@ -8,11 +8,19 @@ in the body when present (not confirmed for every API version).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from collectors.search.common import (
+    body_string,
+    listed_sources,
+    objects_at,
+    ranked_chunks,
+    string,
+)
+from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec, bearer_headers
 from warehouse.events import Chunk
 
 PROVIDER = "tavily"
@@ -62,3 +70,41 @@ def normalize(document: Any) -> list[Chunk]:
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return body_string(document, "request_id") or request_id_from_headers(headers, document)
+
+
+# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+
+
+LANES = tuple(
+    LaneSpec(
+        lane=f"tavily_search_{depth}",
+        provider=PROVIDER,
+        key_env=KEY_ENV,
+        base_url=BASE_URL,
+        price_usd_per_1k=PRICE_USD_PER_1K,
+        rate_per_s=1.0,
+        rate_group="tavily",
+        concurrency=4,
+        build_request=partial(build_request, search_depth=depth),
+        normalize=normalize,
+        normalizer_version=NORMALIZER_VERSION,
+        vendor_request_id=vendor_request_id,
+        policy=STANDARD_POLICY.with_overrides(extra_abort_statuses=ABORT_STATUSES),
+        settings={"search_depth": depth, "include_answer": False},
+    )
+    for depth in ("basic", "fast")
+)
+
+# Tavily /search with `include_answer`: `{answer, results[{url, title, content}]}`.
+ANSWER_LANE = AnswerSpec(
+    lane="tavily_answer",
+    provider=PROVIDER,
+    key_env=KEY_ENV,
+    base_url=BASE_URL,
+    path=SEARCH_PATH,
+    price_usd_per_1k=PRICE_USD_PER_1K,  # 1 credit, as for search (providers.md)
+    auth=bearer_headers,
+    body=lambda question: {"query": question, "include_answer": True, "max_results": 10},
+    answer_field="answer",
+    citations=lambda body: listed_sources(body, "results", "content"),
+)

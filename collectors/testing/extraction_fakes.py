@@ -101,6 +101,10 @@ class FakeExtractionVendors:
     def base_urls(self) -> dict[str, str]:
         return {vendor: f"http://127.0.0.1:{self.port}/{vendor}" for vendor in EXTRACTORS}
 
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     @staticmethod
     def environ() -> dict[str, str]:
         return dict(KEYS)
@@ -241,6 +245,9 @@ class FakeExtractionVendors:
     ROUTES: ClassVar[dict[str, tuple[str, str, str]]] = {
         "/nimble/v2/extract": ("nimble", "authorization", "Bearer nimble-test-key"),
         "/firecrawl/v2/scrape": ("firecrawl", "authorization", "Bearer fc-test-key"),
+        # firecrawl-py joins "/v2/scrape" to the host and drops a base URL's path: served at the
+        # root too, so the SDK itself can be pointed at this fake (`root_url`).
+        "/v2/scrape": ("firecrawl", "authorization", "Bearer fc-test-key"),
         "/exa/contents": ("exa", "x-api-key", "exa-test-key"),
         "/tavily/extract": ("tavily", "authorization", "Bearer tvly-test-key"),
         "/parallel/v1/extract": ("parallel", "x-api-key", "parallel-test-key"),

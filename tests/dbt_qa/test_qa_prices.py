@@ -1,6 +1,7 @@
 """The lane_prices seed (what qa_leaderboard prices a QA lane with) agrees with the lane registry:
-the search lanes' list prices come from their vendor modules (collectors.search.LANES), the two
-offline lanes cost nothing. No dbt build needed."""
+the search and answer lanes' list prices come from their vendor modules (collectors.search.LANES,
+collectors.qa.answer_lanes.ANSWER_LANES), the two offline lanes cost nothing. No dbt build
+needed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from price_seeds import SEEDS
 from price_seeds import seed_rows as read_seed
 
+from collectors.qa.answer_lanes import ANSWER_LANES
 from collectors.qa.lane_registry import OFFLINE_LANES, available_lanes
 from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane
 from collectors.search import LANES
@@ -28,6 +30,9 @@ def registry_price(lane: str) -> tuple[str, float, str, str | None]:
     if lane in LANES:
         spec = LANES[lane]
         return spec.provider, spec.price_usd_per_1k, "list", spec.price_snapshot
+    if lane in ANSWER_LANES:
+        answer = ANSWER_LANES[lane]
+        return answer.provider, answer.price_usd_per_1k, "list", answer.price_snapshot
     offline = OFFLINE[lane]
     return offline.provider, offline.price_per_1k_usd or 0.0, "local", None
 
@@ -45,7 +50,7 @@ def test_every_seed_row_equals_the_registry(lane):
 
 
 def test_every_registered_lane_is_in_the_seed():
-    missing = sorted((set(LANES) | set(OFFLINE_LANES)) - set(seed_rows()))
+    missing = sorted((set(LANES) | set(ANSWER_LANES) | set(OFFLINE_LANES)) - set(seed_rows()))
     assert not missing, f"{SEED}: registered QA lanes absent from the seed: {missing}"
     assert set(OFFLINE) == set(OFFLINE_LANES)
 

@@ -4,12 +4,12 @@ regime, unmatched rows reported; then scored by our QA marts."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
 from dbt_harness import run_dbt
+from nimble_qa_file import nimble_csv
 
 from collectors.imports.qa_results import import_qa_results
 from collectors.imports.source_file import ImportFormatError
@@ -26,69 +26,11 @@ SIMPLEQA = (
     / "simpleqa"
     / "simple_qa_test_set.csv"
 )
-COLUMNS = [
-    "provider",
-    "response_kind",
-    "query",
-    "ground_truth",
-    "generated_answer",
-    "answer_source_used",
-    "evaluation_result",
-    "predicted_urls",
-    "chunks_json",
-    "llm_grades_json",
-    "request_status",
-    "request_error",
-    "request_response_time_ms",
-    "answer_type",
-    "topic",
-]
-RESULTS = ["is_correct", "is_correct", "is_incorrect", "is_not_attempted"]
 
 
 @pytest.fixture(scope="module")
 def dataset():
     return load_simpleqa(SIMPLEQA)
-
-
-def nimble_csv(path: Path, dataset, n: int = 12) -> tuple[Path, list[dict]]:
-    rows = []
-    for order, position in enumerate(sample_positions(len(dataset.questions), n, 0)):
-        q = dataset.questions[position]
-        failed = order == 5
-        chunks = (
-            []
-            if failed
-            else [
-                {"url": f"https://example.org/{order}", "title": "t", "description": q.gold_answer}
-            ]
-        )
-        rows.append(
-            {
-                "provider": "nimble",
-                "response_kind": "search",
-                # the harness's vendored copy may differ in spacing: joined with whitespace folded
-                "query": q.problem if order % 3 else "  " + q.problem.replace(" ", "  ") + " ",
-                "ground_truth": q.gold_answer,
-                "generated_answer": "" if failed else q.gold_answer,
-                "answer_source_used": "synthesized",
-                "evaluation_result": "not_evaluated" if failed else RESULTS[order % 4],
-                "predicted_urls": json.dumps([c["url"] for c in chunks]),
-                "chunks_json": json.dumps(chunks),
-                "llm_grades_json": "[]",
-                "request_status": "error" if failed else "ok",
-                "request_error": "ReadTimeout" if failed else "",
-                "request_response_time_ms": 800 + order,
-                "answer_type": q.answer_type,
-                "topic": q.topic,
-            }
-        )
-    rows.append({**rows[0], "query": "A question that is not in SimpleQA at all?"})
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path, rows
 
 
 def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, dataset):
@@ -111,11 +53,21 @@ def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, 
             "from marts.qa_leaderboard where run_id = ?",
             [summary.run_id],
         ).fetchall()
+        retrieval = con.execute(
+            "select q.sample_order, r.mrr, r.hit_10 from intermediate.int_qa_retrieval_scored r "
+            "join staging.stg_events__question_registered q using (run_id, item_id) "
+            "where r.run_id = ? order by q.sample_order",
+            [summary.run_id],
+        ).fetchall()
         positions = con.execute(
             "select row_position from staging.stg_events__question_registered where run_id = ? "
             "order by sample_order",
             [summary.run_id],
         ).fetchall()
+    # the imported URLs are scored by the same URL metrics as our lanes' (MRR by gold rank)
+    assert [(order, mrr, hit) for order, mrr, hit in retrieval] == [
+        (order, [1.0, 0.5, 0.0][order % 3], order % 3 != 2) for order in range(12) if order != 5
+    ]
     graded = [r for r in rows[:12] if r["evaluation_result"] != "not_evaluated"]
     correct = sum(r["evaluation_result"] == "is_correct" for r in graded)
     assert row[0] == "imported:nimble:gpt-4o"

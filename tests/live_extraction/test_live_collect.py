@@ -185,14 +185,19 @@ def test_requests_match_the_vendor_docs_and_responses_parse_with_the_sdk_types(l
     }
     policy = sent["/parallel/v1/extract"]["body"]["advanced_settings"]["fetch_policy"]
     assert policy["max_age_seconds"] >= 600  # the documented minimum
-    for name, (outcome, read) in results.items():
-        assert outcome.completed and read is not None and read.text, name
-        stored = json.dumps(outcome.payload.model_dump(mode="json"))
+    for name, result in results.items():
+        assert result.completed and result.value is not None and result.value.text, name
+        assert result.cost_usd == (
+            VENDOR_ENGINES[name].price_usd_per_1k / 1000
+            if VENDOR_ENGINES[name].price_usd_per_1k is not None
+            else None
+        )
+        stored = json.dumps(result.payload.model_dump(mode="json"))
         assert (
             fakes.environ()[VENDOR_ENGINES[name].module.KEY_ENV] not in stored
         )  # keys never stored
-    ExtractRunResponse.model_validate(results["nimble_extract"][0].body_json)
-    ExtractResponse.model_validate(results["parallel_extract"][0].body_json)
+    ExtractRunResponse.model_validate(results["nimble_extract"].outcome.body_json)
+    ExtractResponse.model_validate(results["parallel_extract"].outcome.body_json)
 
 
 def test_every_vendor_module_records_its_sdk_check_and_the_price_seed_matches():

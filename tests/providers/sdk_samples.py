@@ -72,11 +72,27 @@ def sample(annotation: Any, path: str = "", depth: int = 0) -> Any:
 
 
 def _model(cls: type[BaseModel], path: str, depth: int) -> BaseModel:
+    # A field pydantic left as a forward reference (firecrawl's Document.tools) is resolved in
+    # the SDK's own module, as the SDK resolves it at validation time.
     values = {}
     for name, field in cls.model_fields.items():
-        values[name] = sample(field.annotation, f"{path}.{name}".lstrip("."), depth + 1)
+        annotation = field.annotation
+        if _has_forward_ref(annotation):
+            annotation = _resolved(annotation, cls.__module__)
+        values[name] = sample(annotation, f"{path}.{name}".lstrip("."), depth + 1)
     # Validated by the SDK's own model: a sample it rejects is a bug here, not a shape.
     return cls.model_validate(_plain(values))
+
+
+def _resolved(annotation: Any, module: str) -> Any:
+    holder = type("Holder", (), {"__annotations__": {"field": annotation}, "__module__": module})
+    return typing.get_type_hints(holder, vars(sys.modules[module]))["field"]
+
+
+def _has_forward_ref(annotation: Any) -> bool:
+    if isinstance(annotation, typing.ForwardRef | str):
+        return True
+    return any(_has_forward_ref(arg) for arg in get_args(annotation))
 
 
 def _plain(value: Any) -> Any:

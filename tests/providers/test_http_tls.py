@@ -60,7 +60,7 @@ def test_search_over_tls_with_a_trusted_certificate(ca, monkeypatch):
         first, second = _search(fake)
         received = fake.requests
     assert first.outcome.completed and second.outcome.completed
-    assert len(first.chunks) == 10 and first.outcome.payload.request.url.startswith("https://")
+    assert len(first.value) == 10 and first.outcome.payload.request.url.startswith("https://")
     assert first.outcome.payload.status_code == 200
     assert [r.json()["query"] for r in received] == ["who wrote hamlet", "who painted guernica"]
     # The key travelled inside TLS and was redacted from what is stored.

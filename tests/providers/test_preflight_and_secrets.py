@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from collectors.http import LaneAborted
-from collectors.search import LANES, SearchClient
+from collectors.search import LANES, SearchClient, chunks_payload
 from collectors.testing import Fault
 from tests.providers.conftest import CANARY_KEYS, FAST_POLICY, assert_valid_payload
 from warehouse.events import make_event
@@ -138,7 +138,7 @@ def test_canary_keys_never_leave_the_process_except_to_the_vendor(
                         result = await search.search(lane, "q", item_id=f"{lane}-{n}")
                         payloads.append(result.outcome.payload)
                         if result.outcome.completed:
-                            payloads.append(result.chunks_payload("src"))
+                            payloads.append(chunks_payload(result, "src"))
                     except LaneAborted as aborted:
                         errors.append(repr(aborted) + str(aborted))
                         payloads.append(aborted.payload)
@@ -147,7 +147,7 @@ def test_canary_keys_never_leave_the_process_except_to_the_vendor(
             fake.add_faults("exa", Fault.status(200, body=echo.encode()))
             echoed = await search.search("exa_search_auto", "q", item_id="echo")
             payloads.append(echoed.outcome.payload)
-            payloads.append(echoed.chunks_payload("src"))
+            payloads.append(chunks_payload(echoed, "src"))
 
     run(scenario())
 

@@ -10,7 +10,7 @@ import pytest
 import respx
 
 from collectors.http import REDACTED
-from collectors.search import LANES, PRICE_SNAPSHOT, chunks_from_raw_body
+from collectors.search import LANES, PRICE_SNAPSHOT, chunks_from_raw_body, chunks_payload
 from tests.providers import vendor_documents as docs
 from tests.providers.conftest import CANARY_KEYS, FAST_POLICY, assert_valid_payload
 
@@ -245,14 +245,20 @@ def test_lane_sends_the_documented_request_and_normalizes_the_documented_respons
     assert payload.concurrency == spec.concurrency and payload.rate_per_s == spec.rate_per_s
 
     # normalised: provider order, ranks 1..n, documented text fields
-    chunks = [(c.url, c.title, c.text) for c in result.chunks]
+    chunks = [(c.url, c.title, c.text) for c in result.value]
     assert chunks == EXPECTED_CHUNKS[spec.provider]
-    assert [c.rank for c in result.chunks] == list(range(1, len(chunks) + 1))
+    assert [c.rank for c in result.value] == list(range(1, len(chunks) + 1))
     # replaying the stored raw body gives the same chunks (re-normalisation from the log)
-    assert chunks_from_raw_body(lane, payload.raw_body) == result.chunks
-    normalized = result.chunks_payload("source-event-id")
+    assert chunks_from_raw_body(lane, payload.raw_body) == result.value
+    normalized = chunks_payload(result, "source-event-id")
     assert normalized.normalizer_version == spec.normalizer_version
     assert_valid_payload(normalized)
+    # the one call-result type: raw request and response as stored, timings, list-price cost
+    assert (result.request, result.raw_response) == (payload.request, payload.raw_body)
+    assert result.timings == payload.timings and result.timings.round_trip_ms > 0
+    assert result.cost_usd == pytest.approx(spec.price_usd_per_1k / 1000)
+    stored = spec.stored_result(payload)  # a resumed run rebuilds the same result from the log
+    assert (stored.value, stored.cost_usd, stored.lane) == (result.value, result.cost_usd, lane)
 
 
 @pytest.mark.parametrize("lane", sorted(EXPECTED))

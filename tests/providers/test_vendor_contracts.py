@@ -13,7 +13,8 @@ For every search lane whose vendor ships a Python SDK:
    normaliser produces, so the fake speaks the vendor's wire format, not ours.
 
 Brave publishes no official Python SDK: its lane is checked against the documented examples in
-test_search_clients.py only.
+test_search_clients.py only. The live extraction engines and the QA answer lanes are held to
+their SDKs the same way in test_extraction_contracts.py and test_answer_contracts.py.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collectors.search import LANES, SearchClient
 from collectors.search.common import SNIPPET_SEPARATOR
 from collectors.testing import FakeVendorServer
 from collectors.testing.vendor_responses import search_response
+from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check
 from tests.providers.sdk_samples import sample
 
 QUESTION = 'Who wrote "Hamlet"? (an ünïcode question)'
@@ -129,7 +131,7 @@ def _our_call(lane: str, base_url: str) -> list[Triple]:
 
     result = asyncio.run(scenario())
     assert result.outcome.completed, result.outcome.payload
-    return [(c.url, c.title, c.text) for c in result.chunks]
+    return [(c.url, c.title, c.text) for c in result.value]
 
 
 @pytest.mark.parametrize("lane", sorted(SDK_CALLS))
@@ -296,10 +298,6 @@ def test_normalizer_reads_the_recorded_sdk_examples(lane):
 # --- the fake answers only with what the SDK models define ---------------------------------------
 
 
-def _model_fields(model: type[BaseModel]) -> set[str]:
-    return {field.alias or name for name, field in model.model_fields.items()}
-
-
 def _exa_fields() -> tuple[set[str], set[str]]:
     from exa_py.api import ResultWithSummary, SearchResponse, snake_to_camel
 
@@ -309,7 +307,7 @@ def _exa_fields() -> tuple[set[str], set[str]]:
 
 
 def _stainless_fields(top: type[BaseModel], result: type[BaseModel]):
-    return _model_fields(top), _model_fields(result)
+    return model_fields(top), model_fields(result)
 
 
 def _fields(provider: str) -> tuple[set[str], set[str]]:
@@ -327,7 +325,7 @@ def _fields(provider: str) -> tuple[set[str], set[str]]:
     if provider == "firecrawl":
         from firecrawl.v2.types import SearchResponse, SearchResultWeb
 
-        return _model_fields(SearchResponse), _model_fields(SearchResultWeb)
+        return model_fields(SearchResponse), model_fields(SearchResultWeb)
     raise KeyError(provider)
 
 
@@ -361,24 +359,17 @@ def _our_body(lane: str) -> dict[str, Any]:
     return spec.build_request(spec.base_url, KEY, QUESTION, spec.max_results).json_body
 
 
-def _typed_dict_check(params: type, body: dict[str, Any]) -> None:
-    from pydantic import TypeAdapter
-
-    assert set(body) <= set(params.__annotations__), set(body) - set(params.__annotations__)
-    TypeAdapter(params).validate_python(body, strict=True)  # Literal values, types, nesting
-
-
 @pytest.mark.parametrize("lane", ["parallel_search_basic", "parallel_search_turbo"])
 def test_parallel_body_validates_against_client_search_params(lane):
     from parallel.types.client_search_params import ClientSearchParams
 
-    _typed_dict_check(ClientSearchParams, _our_body(lane))
+    typed_dict_check(ClientSearchParams, _our_body(lane))
 
 
 def test_nimble_body_validates_against_client_search_params():
     from nimble_python.types.client_search_params import ClientSearchParams
 
-    _typed_dict_check(ClientSearchParams, _our_body("nimble_search"))
+    typed_dict_check(ClientSearchParams, _our_body("nimble_search"))
 
 
 def test_firecrawl_body_validates_against_search_request():
@@ -409,14 +400,8 @@ def typing_args(alias: Any) -> tuple:
 
 @pytest.mark.parametrize("lane", ["tavily_search_basic", "tavily_search_fast"])
 def test_tavily_body_uses_the_sdks_parameter_names_and_values(lane):
-    import typing
-
     from tavily import TavilyClient
-    from typing_extensions import TypedDict
 
     # tavily-python has no request TypedDict: `TavilyClient.search`'s annotated parameters are
     # its request type, so they become one and our body is validated against it, strictly.
-    hints = typing.get_type_hints(TavilyClient.search)
-    hints.pop("return", None)
-    params = TypedDict("TavilySearchParams", hints, total=False)
-    _typed_dict_check(params, _our_body(lane))
+    typed_dict_check(signature_params(TavilyClient.search), _our_body(lane))

@@ -129,6 +129,9 @@ def test_local_bm25_lane_records_a_call_and_normalizes_from_it(demo_passages):
     assert lane.system_ref().settings["corpus"]["sha256"] == demo_passages.dataset.sha256
     stopwords_only = asyncio.run(lane.search("the of and", item_id="i", attempt=1))
     assert lane.normalize(stopwords_only) == []
+    # the same query as the one call-result type: the chunks, the stored call, no cost
+    result = asyncio.run(lane.call("What does the assert statement raise?", item_id="i", attempt=1))
+    assert result.value == chunks and result.request == call.request and result.cost_usd == 0.0
 
 
 def test_closed_book_lane_never_searches():

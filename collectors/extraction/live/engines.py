@@ -22,8 +22,8 @@ from collectors.extraction.engines import Engine
 from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
 from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import (
-    CallOutcome,
     CallPolicy,
+    CallResult,
     Channel,
     Redactor,
     Throttle,
@@ -219,13 +219,18 @@ class VendorClient:
 
     async def extract(
         self, name: str, url: str, render: str, *, item_id: str, attempt: int
-    ) -> tuple[CallOutcome, VendorRead | None]:
-        """The raw call (payload to append first) and, when it completed, what it says."""
+    ) -> CallResult[VendorRead]:
+        """The call as the one call-result type: its payload (to append first) and, when it
+        completed, what the vendor says about `url` (`value`). Raises LaneAborted."""
         engine = self.engines[name]
         key = api_key_from_env(engine.module.KEY_ENV, self._environ)
         request = engine.build_request(self.base_url(engine), key, url, render)
         outcome = await call_provider(
             self._channels[name], request, stage=STAGE, item_id=item_id, attempt=attempt
         )
-        read = engine.read(outcome.body_json, url) if outcome.completed else None
-        return outcome, read
+        return CallResult.of(
+            outcome,
+            partial(engine.read, url=url),
+            normalizer_version=engine.system_ref().version,
+            price_usd_per_1k=engine.price_usd_per_1k,
+        )

@@ -9,16 +9,23 @@ fetch with no status and an `error_class`; it is a fact to record, never an exce
 Bodies are read up to `max_bytes` (default 8 MB): a larger page is cut there and flagged
 `body_truncated`, so a huge page cannot exhaust memory. The fetcher never runs JavaScript:
 `render_used` is always "fast" (the render route belongs to engines that render).
+
+Cookies are scoped to one URL's fetch: a Set-Cookie on a hop of its redirect chain is sent on
+the later hops of that chain (as a browser would: consent and session redirects need it), and
+dropped when the fetch ends. The client itself keeps none (`refusing_cookie_jar`), so a page's
+cookies never shape the fetch of another page of the benchmark, even on a shared client.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from contextlib import aclosing
 from dataclasses import dataclass
 
 import httpx
 
+from collectors.http.client import refusing_cookie_jar
 from collectors.runs.messages import truncate_message
 from warehouse.canonical import sha256_hex
 from warehouse.events import PageFetched, RedirectHop
@@ -59,6 +66,7 @@ def new_fetch_client(settings: FetchSettings) -> httpx.AsyncClient:
     # Redirects are followed by hand (below) so every hop is recorded, loops included.
     return httpx.AsyncClient(
         follow_redirects=False,
+        cookies=refusing_cookie_jar(),
         timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
         headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"},
     )
@@ -103,6 +111,7 @@ async def fetch_page(
     chain: list[RedirectHop] = []
     seen = {url}
     current = url
+    cookies = httpx.Cookies()  # this URL's cookies only (see the module docstring)
 
     def done(**fields) -> PageFetched:
         return PageFetched(
@@ -117,7 +126,10 @@ async def fetch_page(
 
     try:
         while True:
-            async with client.stream("GET", current) as response:
+            request = client.build_request("GET", current)
+            cookies.set_cookie_header(request)
+            async with aclosing(await client.send(request, stream=True)) as response:
+                cookies.extract_cookies(response)
                 if response.is_redirect and "location" in response.headers:
                     location = response.headers["location"]
                     chain.append(

@@ -340,15 +340,16 @@ class _LiveStages(RunStages[_UrlWork]):
             return
         render = self.plan.render_for(item)
         try:
-            outcome, read = await self.vendor_client.extract(
+            result = await self.vendor_client.extract(
                 engine.name, item.url, render, item_id=item.item_id, attempt=1
             )
         except LaneAborted as abort:  # the refused call is evidence; the unit stays pending
             await ctx.append(abort.payload)
             self.aborted.setdefault(engine.name, f"{engine.name}: {abort}")
             return
+        outcome, read = result.outcome, result.value
         raw = ctx.event(outcome.payload)
-        timings = outcome.payload.timings
+        timings = result.timings
         common = {
             **_unit_fields(item, ref),
             "render_requested": render,
