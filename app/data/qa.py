@@ -425,3 +425,49 @@ def series_summary(series: str, grader_id: str) -> pd.DataFrame:
             for values in frame["accuracies"]
         ]
     return frame
+
+
+# QA what-if inputs: the chunks and relevance verdicts behind llm_hit_10 / llm_precision_10 -----
+
+# The landed answer rows with a chunks event, the chunk ranks that event returned, and the run's
+# relevance judge (run_started spec, as int_qa_runs reads it).
+_QA_WHATIF_CHUNKS_SQL = """
+with judge as (
+    select any_value(payload ->> '$.spec.relevance_judge.judge_id') as judge_id
+    from marts.dim_events
+    where run_id = ? and event_type = 'run_started'
+)
+select
+    answers.lane,
+    answers.item_id,
+    cast(chunks.payload ->> 'attempt' as bigint) as attempt,
+    list_transform(
+        coalesce(from_json(chunks.payload -> 'chunks', '[{"rank": "BIGINT"}]'), []), c -> c.rank
+    ) as ranks,
+    (select judge_id from judge) as judge_id
+from marts.fct_qa_answers as answers
+inner join marts.dim_events as chunks on chunks.event_id = answers.chunks_event_id
+where answers.run_id = ? and answers.grader_id = ? and answers.landed
+order by answers.lane, answers.sample_order, answers.item_id
+"""
+
+_QA_WHATIF_GRADES_SQL = """
+select
+    payload ->> 'lane' as lane,
+    payload ->> 'item_id' as item_id,
+    cast(payload ->> 'attempt' as bigint) as attempt,
+    cast(payload ->> 'rank' as bigint) as rank,
+    payload ->> 'judge_id' as judge_id,
+    cast(payload ->> 'grade' as bigint) as grade,
+    occurred_at,
+    event_id
+from marts.dim_events
+where run_id = ? and event_type = 'relevance_graded'
+"""
+
+
+def qa_whatif_inputs(run_id: str, grader_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(chunks, grades) of one (run, grader regime) for app.whatif.qa_relevance."""
+    chunks = _query(_QA_WHATIF_CHUNKS_SQL, run_id, run_id, grader_id)
+    grades = _query(_QA_WHATIF_GRADES_SQL, run_id)
+    return chunks, grades
