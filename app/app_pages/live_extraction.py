@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import data, ui
+from app import charts, data, ui
 from app.data import live_extraction as live_data
 
 st.title("Live-URL extraction")
@@ -35,6 +35,35 @@ if not board.empty:
         "Cost per 1k useful successes = list price × requests sent / useful successes × 1,000 (price date shown)."
     )
 st.dataframe(board, hide_index=True)
+
+st.subheader("By vertical")
+per_vertical = live_data.by_vertical(run_id)
+if per_vertical.empty:
+    st.caption("This run's URLs have no vertical but 'all'.")
+else:
+    metric_labels = {
+        "composite": "Composite",
+        "completeness": "Completeness",
+        "token_f1": "Token F1",
+        "useful_success_rate": "Useful success",
+    }
+    metric = st.selectbox(
+        "Score", list(metric_labels), format_func=metric_labels.get, key="live_vertical_metric"
+    )
+    st.caption(
+        "One bar per engine in each vertical, over the URLs hygiene kept in that vertical "
+        "(failures score 0)."
+    )
+    st.altair_chart(
+        charts.grouped_bars(
+            per_vertical.dropna(subset=[metric]),
+            group="vertical",
+            label="system",
+            value=metric,
+            title=metric_labels[metric],
+        ),
+        width="stretch",
+    )
 
 st.subheader("Hygiene: excluded from scoring")
 excluded = live_data.hygiene(run_id)

@@ -23,6 +23,26 @@ board = data.qa_leaderboard(run_id, grader_id)
 if board.empty:
     ui.stop_with("This run has no leaderboard rows for that grader regime.")
 
+# A vendor's own answer product and our synthesised answers are different kinds of system:
+# never ranked in one table (methodology: answer lanes are a separate kind).
+answer_lanes = data.qa_answer_lanes(run_id) & set(board["lane"])
+KINDS = {
+    "synthesised": "Synthesised answers (our synthesiser over each lane's search results)",
+    "vendor_answer": "Vendor's own answer (answer lanes, graded by the same grader)",
+}
+if answer_lanes and answer_lanes != set(board["lane"]):
+    kind = st.radio(
+        "Lane kind (ranked separately)",
+        list(KINDS),
+        format_func=KINDS.get,
+        horizontal=True,
+        key="qa_board_kind",
+    )
+    in_kind = board["lane"].isin(answer_lanes) == (kind == "vendor_answer")
+    board = board[in_kind].reset_index(drop=True)
+elif answer_lanes:
+    st.caption(KINDS["vendor_answer"] + ".")
+
 baselines = sorted(board["baseline_lane"].dropna().unique().tolist())
 baseline = baselines[0] if len(baselines) == 1 else None
 price_dates = sorted({ui.date_text(d) for d in board["price_snapshot_date"].dropna()})
