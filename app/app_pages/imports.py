@@ -43,7 +43,8 @@ def x100(series: pd.Series) -> pd.Series:
 
 
 def ids_text(ids) -> str:
-    values = [] if ids is None or (not isinstance(ids, list | tuple) and pd.isna(ids)) else ids
+    """A list column (DuckDB lists arrive as arrays; NULL as None) as text, '–' when empty."""
+    values = [] if ids is None or isinstance(ids, float) else list(ids)
     return ", ".join(map(str, values)) or "–"
 
 
@@ -168,10 +169,10 @@ else:
             {
                 "System": comparison["lane"],
                 "Imported regime": [
-                    f"{label or model} (imported, not judged here)"
-                    for label, model in zip(
-                        comparison["imported_judge_label"],
+                    f"{model or judge} (imported, not judged here)"
+                    for model, judge in zip(
                         comparison["imported_judge_model"],
+                        comparison["imported_judge_id"],
                         strict=True,
                     )
                 ],

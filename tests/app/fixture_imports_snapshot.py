@@ -72,7 +72,9 @@ def _draco_imports(paths: BenchPaths, work: Path) -> str:
 
     tasks = list(load_draco(SHARED / "draco" / "test.jsonl").tasks)
     graded = [t for d in sorted({t.domain for t in tasks}) for t in tasks if t.domain == d][:24]
-    grading = write_json(work / f"{SYSTEM}.eval.json", valyu_grading(graded, runs=2))
+    grading = write_json(
+        work / f"{SYSTEM}.eval.json", valyu_grading(graded, runs=2, unmatched=False)
+    )
     inference = write_jsonl(work / f"{SYSTEM}.jsonl", valyu_inference(graded[:12]))
     common = ["--format", "valyu", "--system", SYSTEM, "--no-score"]
     bench(paths.home, "import", "draco-results", str(grading), *common)
@@ -113,9 +115,7 @@ def build_imports_snapshot(home: Path) -> ImportsSnapshot:
     inference_run = _draco_imports(paths, work)
     _answer_series(paths, work)
     refresh(paths)
-    return ImportsSnapshot(
-        paths.home, paths.serve_db, work / f"{SYSTEM}.eval.json", inference_run
-    )
+    return ImportsSnapshot(paths.home, paths.serve_db, work / f"{SYSTEM}.eval.json", inference_run)
 
 
 _BUILT: dict[str, ImportsSnapshot] = {}

@@ -239,6 +239,12 @@ def test_qa_leaderboard_rank_first_human_names_and_charts(real: Path) -> None:
     assert chart_rows(charts[1]) == [int(latencies)]
 
 
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The one dataframe on the page that has `column`."""
+    (frame,) = [d.value for d in at.dataframe if column in d.value.columns]
+    return frame
+
+
 def bench_rescore(source: RealSnapshot, tmp_path: Path, command: str) -> Path:
     """Run the panel's `bench rescore ...` on a copy of the fixture's home; its new snapshot."""
     home = tmp_path / "rescore-home"
@@ -261,7 +267,7 @@ def test_qa_whatif_threshold_and_price_equal_a_bench_rescore(
     published = snapshot_rows(real, "select * from marts.qa_leaderboard").set_index("lane")
     at = open_page("qa_leaderboard")
     # the published view first: the panel recomputes the published figures
-    panel = at.dataframe(key="qa_whatif_table").value.set_index("lane")
+    panel = frame_with(at, "what_if_rank").set_index("lane")
     for column in ("llm_hit_10", "llm_precision_10", "usd_per_1k", "run_cost_usd"):
         assert panel[column].to_dict() == pytest.approx(
             published[column].to_dict(), abs=1e-12, nan_ok=True
@@ -275,7 +281,7 @@ def test_qa_whatif_threshold_and_price_equal_a_bench_rescore(
     assert not at.exception
     command = at.code[0].value
     assert command == "bench rescore --umbrela-threshold 3 --lane-prices local-bm25=2.5"
-    panel = at.dataframe(key="qa_whatif_table").value
+    panel = frame_with(at, "what_if_rank")
 
     rescored = snapshot_rows(
         bench_rescore(real_source, tmp_path, command), ("select * from marts.qa_leaderboard")
