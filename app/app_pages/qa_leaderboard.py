@@ -129,6 +129,7 @@ st.dataframe(
         "Rank": st.column_config.NumberColumn(
             "Rank", help="By strict accuracy; ties share a rank."
         ),
+        "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
         "Failure rate": num("Failure rate", help="failed / questions; failures are excluded"),
         "Strict accuracy": num("Strict accuracy", help="correct / graded (landed) questions"),
         "CI": st.column_config.TextColumn("CI", help="bootstrap interval of strict accuracy"),
@@ -267,7 +268,7 @@ st.dataframe(
         "what_if_rank": st.column_config.NumberColumn(
             "What-if rank", help=f"By {rank_labels[rank_by]}; ties share a rank."
         ),
-        "lane": "Lane",
+        "lane": ui.system_column(ui.QA_SYSTEM_HELP),
         "strict_accuracy": num("Strict accuracy"),
         "llm_hit_10": num("LLM hit@10", help="share of questions with a relevant top-10 chunk"),
         "llm_precision_10": num("LLM precision@10", help="share of top-10 chunks relevant"),

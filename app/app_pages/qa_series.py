@@ -107,6 +107,7 @@ st.dataframe(
     table,
     hide_index=True,
     column_config={
+        "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
         "Strict accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
         "Δ vs previous (points)": st.column_config.NumberColumn(format="%+.1f"),
         "Leaderboard": st.column_config.LinkColumn("Leaderboard", display_text="open run"),
@@ -135,8 +136,11 @@ else:
         ),
         hide_index=True,
         column_config={
-            c: st.column_config.NumberColumn(format="%.1f")
-            for c in ("Mean (%)", "Min (%)", "Max (%)", "Range (points)", "Noise band (points)")
+            "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+            **{
+                c: st.column_config.NumberColumn(format="%.1f")
+                for c in ("Mean (%)", "Min (%)", "Max (%)", "Range (points)", "Noise band (points)")
+            },
         },
         key="qa_series_summary",
     )
@@ -223,6 +227,7 @@ for kind, rows in view.groupby("lane_kind", sort=True):
             "Rank (run 1)": st.column_config.NumberColumn(
                 "Rank (run 1)", help="Among lanes of this kind only; ties share a rank."
             ),
+            "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
             "Run 1 accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
             "Last run accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
             "Change since run 1 (points)": st.column_config.NumberColumn(
