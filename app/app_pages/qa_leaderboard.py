@@ -177,10 +177,15 @@ with left:
     )
 with right:
     st.markdown("**Latency p50 / p95 per lane**")
-    st.altair_chart(
-        charts.latency(board, label="lane", p50="latency_p50_ms", p95="latency_p95_ms", unit="ms"),
-        width="stretch",
-    )
+    if board[["latency_p50_ms", "latency_p95_ms"]].isna().all().all():
+        st.caption("No latency: no lane here made a search call (e.g. closed book).")
+    else:
+        st.altair_chart(
+            charts.latency(
+                board, label="lane", p50="latency_p50_ms", p95="latency_p95_ms", unit="ms"
+            ),
+            width="stretch",
+        )
 priced = board.dropna(subset=["usd_per_1k", "strict_accuracy"])
 st.markdown("**Cost vs accuracy** (dashed: the Pareto frontier, no lane cheaper and better)")
 if priced.empty:

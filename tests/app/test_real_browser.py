@@ -71,8 +71,10 @@ def render(guarded, url: str, path: str, n_charts: int | None = None) -> list[di
     charts = page.locator('[data-testid="stVegaLiteChart"]')
     if n_charts:
         expect(charts).to_have_count(n_charts, timeout=RENDER_TIMEOUT_MS)
+    # the script run is over: no "Running" widget and no skeleton placeholder left
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
         timeout=RENDER_TIMEOUT_MS,
     )
     page.wait_for_function(
