@@ -265,8 +265,11 @@ def build(
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
     paths = _paths(home)
     with console.status("dbt build"):
-        pipeline.build(paths, with_unit_tests=with_unit_tests)
-    console.print("dbt build passed" + (" with every unit test" if with_unit_tests else ""))
+        built = pipeline.build(paths, with_unit_tests=with_unit_tests)
+    if not built:
+        console.print("nothing new since the last build (`bench ingest` loads new events)")
+    else:
+        console.print("dbt build passed" + (" with every unit test" if with_unit_tests else ""))
 
 
 @app.command("test")

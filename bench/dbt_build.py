@@ -19,11 +19,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bench import build_selection
 from bench.dbt_runner import DbtError, NodeProgress, run_dbt
 from bench.settings import DBT_PROJECT_DIR
 from warehouse.paths import BenchPaths
 
 NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
+# The grain tests of the verdict-level tables (a scan of every verdict each): run by full
+# builds (a changed project, `bench rebuild`) and CI, not by the incremental build of a batch,
+# whose rows get their identity from stg_events (one row per event id by construction).
+VERDICT_GRAIN_TESTS = ["--exclude", "tag:verdict_grain"]
 _PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests")
 
 
@@ -67,6 +72,45 @@ def corrections_loaded(warehouse_db: Path) -> int:
     return int(row[0]) if row else 0
 
 
+def unpublished_file(warehouse_db: Path) -> Path:
+    return warehouse_db.with_name(warehouse_db.name + ".unpublished.json")
+
+
+def models_built_since_publish(warehouse_db: Path) -> set[str] | None:
+    """The models dbt rebuilt since the last publish (None = unknown: publish every table)."""
+    try:
+        return set(json.loads(unpublished_file(warehouse_db).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def mark_published(warehouse_db: Path) -> None:
+    unpublished_file(warehouse_db).write_text("[]\n", encoding="utf-8")
+
+
+def _record_built_models(paths: BenchPaths, warehouse_db: Path) -> None:
+    """Add the models the last dbt invocation built (dbt's run_results.json, written even when
+    the build failed part way) to the set the next publish re-copies."""
+    known = models_built_since_publish(warehouse_db)
+    if known is None:
+        return  # already "everything"
+    try:
+        results = json.loads(
+            (paths.dbt_dir / "target" / "run_results.json").read_text(encoding="utf-8")
+        )["results"]
+    except (OSError, ValueError, KeyError):
+        unpublished_file(warehouse_db).unlink(missing_ok=True)  # unknown: everything
+        return
+    built = {
+        r["unique_id"].split(".")[-1]
+        for r in results
+        if r["unique_id"].startswith(("model.", "seed.")) and r.get("status") == "success"
+    }
+    unpublished_file(warehouse_db).write_text(
+        json.dumps(sorted(known | built)) + "\n", encoding="utf-8"
+    )
+
+
 def _needs_full_refresh(warehouse_db: Path, fingerprint: str) -> bool:
     marker = fingerprint_file(warehouse_db)
     return not marker.exists() or marker.read_text(encoding="utf-8").strip() != fingerprint
@@ -80,36 +124,70 @@ def dbt_build(
     select: Iterable[str] | None = None,
     with_unit_tests: bool = False,
     on_progress: NodeProgress | None = None,
-) -> None:
-    """`dbt build`: full refresh when the project changed, unit tests only when asked."""
+) -> bool:
+    """`dbt build`: full refresh when the project changed, unit tests only when asked. Without
+    `select`, only the models downstream of the event types that arrived since the last build
+    (bench/build_selection.py). Returns False when there was nothing to build."""
     db = warehouse_db or paths.warehouse_db
     fingerprint = f"{project_fingerprint()} corrections={corrections_loaded(db)}"
-    command = ["build"]
-    if not with_unit_tests:
-        command += NO_UNIT_TESTS
+    full = _needs_full_refresh(db, fingerprint)
     selected = list(select or [])
+    complete = not selected  # a build of every model that needs it: it may move the cursor
+    newest = build_selection.newest_raw_batch(db)
+    if complete and not full:
+        by_type = _selection_by_event_type(paths, db)
+        if by_type == []:
+            if with_unit_tests:
+                dbt_unit_tests(paths, warehouse_db=db)
+            return False
+        selected = by_type or []
+    command = ["build", *NO_UNIT_TESTS]
     if selected:
         command += ["--select", *selected]
-    full = _needs_full_refresh(db, fingerprint)
+    if complete and selected:
+        command += VERDICT_GRAIN_TESTS
     if full:
         command.append("--full-refresh")
-    run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)
-    if full and not selected:  # a partial build leaves the other models as they were
+    try:
+        run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)
+    finally:
+        _record_built_models(paths, db)
+    if full and complete:
         fingerprint_file(db).write_text(fingerprint + "\n", encoding="utf-8")
-    elif full:
+    elif full:  # a partial build leaves the other models as they were
         fingerprint_file(db).unlink(missing_ok=True)
+    if complete:
+        build_selection.write_cursor(db, newest)
+    if with_unit_tests:
+        dbt_unit_tests(paths, warehouse_db=db)
+    return True
 
 
-def dbt_unit_tests(paths: BenchPaths, *, dbt_vars: dict[str, Any] | None = None) -> str:
-    """Every dbt unit test (each scoring rule's), against the built warehouse's column types."""
-    if not paths.warehouse_db.exists():
-        raise DbtError(f"no warehouse at {paths.warehouse_db}: run `bench build` first")
-    return run_dbt(
-        paths,
-        ["test", "--select", "test_type:unit"],
-        dbt_vars=dbt_vars or None,
-        quiet=False,
-    )
+def _selection_by_event_type(paths: BenchPaths, db: Path) -> list[str] | None:
+    """[] = nothing arrived since the last build; None = build everything (no cursor yet, no
+    manifest); else the `--select` arguments for the event types that arrived."""
+    cursor = build_selection.read_cursor(db)
+    manifest = load_manifest(paths)
+    if cursor is None or manifest is None:
+        return None
+    types = build_selection.event_types_since(db, cursor)
+    if not types:
+        return []
+    try:
+        return build_selection.selection_for(manifest, types)
+    except KeyError:
+        return None
+
+
+def dbt_unit_tests(paths: BenchPaths, *, warehouse_db: Path | None = None) -> str:
+    """Every dbt unit test (each scoring rule's), against the built warehouse's column types.
+    Run apart from the build and without the active scoring vars: a unit test states the vars
+    its rule needs (`overrides: vars`), and the active ones would take precedence over them
+    (the scoring_var macro reads the environment first)."""
+    db = warehouse_db or paths.warehouse_db
+    if not db.exists():
+        raise DbtError(f"no warehouse at {db}: run `bench build` first")
+    return run_dbt(paths, ["test", "--select", "test_type:unit"], warehouse_db=db, quiet=False)
 
 
 # --- rescoring by lineage --------------------------------------------------------------------

@@ -18,7 +18,11 @@ class DbtError(RuntimeError):
     pass
 
 
-def dbt_env(paths: BenchPaths, warehouse_db: Path | None = None) -> dict[str, str]:
+def dbt_env(
+    paths: BenchPaths,
+    warehouse_db: Path | None = None,
+    dbt_vars: dict[str, Any] | None = None,
+) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         BENCH_DUCKDB_PATH=str(warehouse_db or paths.warehouse_db),
@@ -30,6 +34,9 @@ def dbt_env(paths: BenchPaths, warehouse_db: Path | None = None) -> dict[str, st
         BENCH_DBT_MODULE_PATH=str(DBT_PROJECT_DIR / "python"),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         DBT_USE_COLORS="false",  # errors are re-printed by bench; escape codes would garble them
+        # The scoring vars in effect, read by the scoring_var macro (macros/scoring_vars.sql):
+        # through the environment, not --vars, so a changed value keeps dbt's partial parse.
+        BENCH_SCORING_VARS=json.dumps(dbt_vars or {}, sort_keys=True),
     )
     return env
 
@@ -52,13 +59,17 @@ def run_dbt(
     on_progress: NodeProgress | None = None,
 ) -> str:
     args = [dbt_executable(), *command, "--project-dir", str(DBT_PROJECT_DIR)]
-    if dbt_vars:
+    if dbt_vars and _runs_unit_tests(command):
+        # A unit test states the vars its rule needs (`overrides: vars`), and those win over
+        # --vars but not over the environment the scoring_var macro reads first.
         args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
+        dbt_vars = None
+    env = dbt_env(paths, warehouse_db, dbt_vars)
     if on_progress is not None:
-        return _run_with_progress(args, paths, warehouse_db, on_progress, " ".join(command))
+        return _run_with_progress(args, env, on_progress, " ".join(command))
     if quiet:
         args.append("--quiet")
-    proc = subprocess.run(args, env=dbt_env(paths, warehouse_db), capture_output=True, text=True)
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
     output = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise DbtError(
@@ -67,10 +78,14 @@ def run_dbt(
     return output
 
 
+def _runs_unit_tests(command: list[str]) -> bool:
+    excluded = "unit_test" in command and "--exclude-resource-type" in command
+    return command[:1] in (["build"], ["test"]) and not excluded
+
+
 def _run_with_progress(
     args: list[str],
-    paths: BenchPaths,
-    warehouse_db: Path | None,
+    env: dict[str, str],
     on_progress: NodeProgress,
     what: str,
 ) -> str:
@@ -81,7 +96,7 @@ def _run_with_progress(
     started = 0
     with subprocess.Popen(
         [*args, "--log-format", "json"],
-        env=dbt_env(paths, warehouse_db),
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.dbt_build import dbt_build, fingerprint_file
+from bench import build_selection
+from bench.dbt_build import (
+    dbt_build,
+    fingerprint_file,
+    mark_published,
+    models_built_since_publish,
+    unpublished_file,
+)
 from bench.dbt_runner import NodeProgress
 from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
@@ -71,11 +78,12 @@ def build(
     select: list[str] | None = None,
     with_unit_tests: bool = False,
     on_progress: NodeProgress | None = None,
-) -> None:
+) -> bool:
     """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`;
-    incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py)."""
+    incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py). False when
+    nothing arrived since the last build."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
-    dbt_build(
+    return dbt_build(
         paths,
         warehouse_db=warehouse_db,
         dbt_vars=dbt_vars,
@@ -100,7 +108,13 @@ def publish(paths: BenchPaths) -> list[str]:
             "segments_set_aside": verification.get("segments_set_aside", []),
         },
     }
-    tables = publish_snapshot(paths.warehouse_db, paths.serve_db, metadata)
+    tables = publish_snapshot(
+        paths.warehouse_db,
+        paths.serve_db,
+        metadata,
+        changed=models_built_since_publish(paths.warehouse_db),
+    )
+    mark_published(paths.warehouse_db)
     if verification.get("status") in ("ok", "accepted"):
         record_head(paths, head, "published")
     return tables
@@ -157,8 +171,10 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
         ):
             stale.unlink(missing_ok=True)
         fresh_db.replace(paths.warehouse_db)
-        if fingerprint_file(fresh_db).exists():
-            fingerprint_file(fresh_db).replace(fingerprint_file(paths.warehouse_db))
+        for marker in (fingerprint_file, build_selection.cursor_file):
+            if marker(fresh_db).exists():
+                marker(fresh_db).replace(marker(paths.warehouse_db))
+        unpublished_file(paths.warehouse_db).unlink(missing_ok=True)  # a new file: publish all
         shutil.rmtree(paths.dlt_dir, ignore_errors=True)
         fresh_dlt.replace(paths.dlt_dir)
     finally:

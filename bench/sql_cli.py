@@ -19,6 +19,7 @@ from rich.table import Table
 
 from bench.export import ExportError, encode_table
 from bench.options import HomeOption
+from warehouse.publish import parts_dir
 
 OUTPUT_FORMATS = ("table", "csv", "json")
 TABLE_ROW_LIMIT = 200  # the terminal table only; csv/json print every row
@@ -30,6 +31,9 @@ def open_snapshot(serve_db: Path) -> duckdb.DuckDBPyConnection:
             f"{serve_db} does not exist: run `bench demo --no-serve` or `bench publish` first"
         )
     con = duckdb.connect(str(serve_db), read_only=True)
+    # No file access from a query, except the snapshot's own Parquet parts (the large marts
+    # are views over them; warehouse/publish.py).
+    con.execute("set allowed_directories = ?", [[f"{parts_dir(serve_db)}/"]])
     con.execute("set enable_external_access = false")
     con.execute("set lock_configuration = true")
     return con

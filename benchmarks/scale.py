@@ -1,6 +1,6 @@
 """The warehouse at real size: ingest, build, incremental build, rescore and a bare-query reference.
 
-    python benchmarks/scale.py --verdicts 10000 [--verdicts 100000 ...] [--keep DIR]
+    python benchmarks/scale.py --verdicts 10000 [--verdicts 100000 ...] [--keep DIR] [--demo]
 
 For each N it writes a DRACO-shaped log through the project's own event models and LogWriter
 (real DRACO tasks and criteria, 9 systems x tasks x criteria x 3 samples per run, as many runs as
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import os
 import random
@@ -372,6 +373,25 @@ def bare_query(home: Path, floor: float = -100.0) -> tuple[float, int]:
     return best, rows
 
 
+def app_pages(home: Path) -> dict[str, float]:
+    """Seconds from switching to each page of the app to the end of its first render (its
+    tables drawn), on the published snapshot, each page cold: a new AppTest session."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["BENCH_HOME"] = str(home)
+    entry = REPO / "app" / "streamlit_app.py"
+    seconds = {}
+    for page in sorted((REPO / "app" / "app_pages").glob("[a-z]*.py")):
+        at = AppTest.from_file(str(entry), default_timeout=120).run()
+        at.switch_page(f"app_pages/{page.name}")
+        started = time.perf_counter()
+        at.run()
+        seconds[page.stem] = time.perf_counter() - started
+        if at.exception:
+            raise SystemExit(f"page {page.stem} failed: {[e.value for e in at.exception]}")
+    return seconds
+
+
 def measure(n_verdicts: int, root: Path) -> dict:
     home = root / f"scale-{n_verdicts}"
     shutil.rmtree(home, ignore_errors=True)
@@ -397,11 +417,26 @@ def measure(n_verdicts: int, root: Path) -> dict:
     figures["rescore_floor"] = timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100")
     figures["rescore_weights"] = timed(home, str(BENCH), "rescore", "--weights", WEIGHTS)
     figures["bare_query"] = bare_query(home)
+    pages = subprocess.run(
+        [py, script, "--internal-app", str(home)], check=True, capture_output=True, text=True
+    ).stdout
+    figures["app_pages"] = json.loads(pages.strip().splitlines()[-1])
     figures["log_mb"] = (
         sum(f.stat().st_size for f in (home / "log").rglob("*") if f.is_file()) / 2**20
     )
     figures["warehouse_mb"] = (home / "warehouse.duckdb").stat().st_size / 2**20
     return figures
+
+
+def measure_demo(root: Path) -> dict:
+    """`bench rescore` on the demo (target <= 5 s): a penalty floor, then extraction weights."""
+    home = root / "demo"
+    shutil.rmtree(home, ignore_errors=True)
+    timed(home, str(BENCH), "demo", "--no-serve")
+    return {
+        "rescore_floor": timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100"),
+        "rescore_weights": timed(home, str(BENCH), "rescore", "--weights", WEIGHTS),
+    }
 
 
 STEPS = (
@@ -441,6 +476,17 @@ def report(results: list[dict]) -> None:
         *(f"{r['rescore_floor'][0] / max(r['bare_query'][0], 1e-6):.0f}x" for r in results),
     )
     table.add_row("warehouse file", *(f"{r['warehouse_mb']:,.0f} MB" for r in results))
+    table.add_row(
+        "app: slowest page, first render (target <= 2 s)",
+        *(
+            "{1:.2f} s ({0})".format(*max(r["app_pages"].items(), key=lambda kv: kv[1]))
+            for r in results
+        ),
+    )
+    table.add_row(
+        "app: median page",
+        *(f"{sorted(r['app_pages'].values())[len(r['app_pages']) // 2]:.2f} s" for r in results),
+    )
     Console().print(table)
     if len(results) > 1:
         first, last = results[0], results[-1]
@@ -467,10 +513,15 @@ def main() -> None:
             append_rejudge(home)
         elif sys.argv[1] == "--internal-beside":
             generate_beside(home)
+        elif sys.argv[1] == "--internal-app":
+            print(json.dumps(app_pages(home)))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verdicts", type=int, action="append", required=True)
     parser.add_argument("--keep", type=Path, help="Write the warehouses here and keep them.")
+    parser.add_argument(
+        "--demo", action="store_true", help="Also time `bench rescore` on the demo."
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
@@ -479,6 +530,20 @@ def main() -> None:
             results.append(measure(n, root))
             print(results[-1], flush=True)
         report(results)
+        if args.demo:
+            demo = measure_demo(root)
+            print(
+                "demo: "
+                + ", ".join(
+                    f"{label} {demo[key][0]:.1f} s ({demo[key][2]:.1f} s CPU)"
+                    for key, label in (
+                        ("rescore_floor", "bench rescore --draco-penalty-floor -100"),
+                        ("rescore_weights", "bench rescore --weights ..."),
+                    )
+                )
+                + "; target <= 5 s",
+                flush=True,
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

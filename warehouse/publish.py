@@ -1,13 +1,24 @@
-"""Publish by swap: copy the marts into a fresh file, then `os.replace` it onto serve.duckdb.
+"""Publish by swap: write the marts into a fresh file, then `os.replace` it onto serve.duckdb.
 
 Readers that hold the old file keep reading the old inode; new readers see the new snapshot.
 Nothing ever writes serve.duckdb in place.
+
+Large marts (a 1M-verdict warehouse has a few tables of a million rows, payloads included) are
+not copied into serve.duckdb on every publish: each is written once as a Parquet part file in
+`serve.parts/`, and serve.duckdb holds a view over it with the table's exact column types. A
+publish rewrites a part only when the table changed since the part was written (`changed`: the
+models dbt built since the last publish), so a rescore that rebuilds a few leaderboards writes a
+few small tables, not the whole snapshot. Any DuckDB client that opens serve.duckdb sees the
+same schema either way. Parts referenced by neither the new nor the previous snapshot are
+removed (a reader may still be in a query over the previous one).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import uuid
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,14 +26,33 @@ from typing import Any
 import duckdb
 
 PUBLISHED_SCHEMAS = ("marts",)
+# A table this large is published as a Parquet part (re-written only when it changed); smaller
+# ones are copied into serve.duckdb on every publish, which costs less than tracking them.
+PART_MIN_ROWS = int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", "200000"))
+PARTS_TABLE = "_publish_parts"
 
 
-def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any]) -> list[str]:
-    """Copy every table of the published schemas; returns the table names copied."""
+def parts_dir(serve_db: Path) -> Path:
+    return serve_db.with_name(serve_db.name.removesuffix(".duckdb") + ".parts")
+
+
+def publish_snapshot(
+    warehouse_db: Path,
+    serve_db: Path,
+    metadata: dict[str, Any],
+    *,
+    changed: Collection[str] | None = None,
+) -> list[str]:
+    """Publish every table of the published schemas; returns the table names published.
+
+    `changed`: names of the tables rebuilt since the last publish (None = all of them). A large
+    table not in it keeps the part file the previous snapshot used."""
     _remove_orphans(serve_db)
     tmp = serve_db.with_name(f"{serve_db.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
-    copied: list[str] = []
+    previous_parts = _parts_of(serve_db)
+    parts: dict[str, str] = {}
+    published: list[str] = []
     try:
         # Connect to the warehouse (not ATTACH it): an instance dbt left open in this process
         # would make ATTACH fail with a file-handle conflict.
@@ -31,22 +61,31 @@ def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any
             con.execute(f"attach '{quoted}' as serve")
             for schema in PUBLISHED_SCHEMAS:
                 con.execute(f"create schema serve.{schema}")
-                tables = con.execute(
-                    "select table_name from information_schema.tables "
-                    "where table_schema = ? and table_catalog = current_database() "
-                    "and table_type = 'BASE TABLE' order by 1",
-                    [schema],
-                ).fetchall()
-                for (table,) in tables:
-                    con.execute(
-                        f'create table serve.{schema}."{table}" as select * from {schema}."{table}"'
-                    )
-                    copied.append(f"{schema}.{table}")
+                for table, rows in _tables(con, schema):
+                    name = f"{schema}.{table}"
+                    if rows >= PART_MIN_ROWS:
+                        reuse = previous_parts.get(name)
+                        unchanged = changed is not None and table not in changed
+                        if not (unchanged and reuse and Path(reuse).exists()):
+                            reuse = _write_part(con, schema, table, parts_dir(serve_db))
+                        parts[name] = reuse
+                        _create_part_view(con, schema, table, reuse)
+                    else:
+                        con.execute(
+                            f'create table serve.{schema}."{table}" as '
+                            f'select * from {schema}."{table}"'
+                        )
+                    published.append(name)
             con.execute("create table serve.main._publish (published_at varchar, metadata json)")
             con.execute(
                 "insert into serve.main._publish values (?, ?)",
                 [datetime.now(UTC).isoformat(), json.dumps(metadata, sort_keys=True)],
             )
+            con.execute(f"create table serve.main.{PARTS_TABLE} (table_name varchar, path varchar)")
+            if parts:
+                con.executemany(
+                    f"insert into serve.main.{PARTS_TABLE} values (?, ?)", sorted(parts.items())
+                )
             con.execute("detach serve")
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
@@ -54,7 +93,65 @@ def publish_snapshot(warehouse_db: Path, serve_db: Path, metadata: dict[str, Any
     finally:
         tmp.unlink(missing_ok=True)
         tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-    return copied
+    _remove_unreferenced_parts(serve_db, keep={*parts.values(), *previous_parts.values()})
+    return published
+
+
+def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int]]:
+    """(table, row count) of the warehouse's tables in `schema`; the count is DuckDB's stored
+    cardinality (no scan)."""
+    return con.execute(
+        "select table_name, estimated_size from duckdb_tables() "
+        "where schema_name = ? and database_name = current_database() order by 1",
+        [schema],
+    ).fetchall()
+
+
+def _write_part(con: duckdb.DuckDBPyConnection, schema: str, table: str, directory: Path) -> str:
+    """The table as a new Parquet file (a new name each time: the old one may be in use)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{schema}.{table}.{uuid.uuid4().hex[:12]}.parquet"
+    quoted = str(path).replace("'", "''")
+    con.execute(
+        f"copy (select * from {schema}.\"{table}\") to '{quoted}' "
+        "(format parquet, compression zstd, row_group_size 122880)"
+    )
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+    return str(path)
+
+
+def _create_part_view(con: duckdb.DuckDBPyConnection, schema: str, table: str, part: str) -> None:
+    """A view with the table's own column names and types (Parquet has no JSON type, say)."""
+    columns = con.execute(
+        "select column_name, data_type from duckdb_columns() where schema_name = ? "
+        "and table_name = ? and database_name = current_database() order by column_index",
+        [schema, table],
+    ).fetchall()
+    select = ", ".join(f'cast("{name}" as {kind}) as "{name}"' for name, kind in columns)
+    quoted = part.replace("'", "''")
+    con.execute(
+        f"create view serve.{schema}.\"{table}\" as select {select} from read_parquet('{quoted}')"
+    )
+
+
+def _parts_of(serve_db: Path) -> dict[str, str]:
+    """The part files the current snapshot reads ({} for none, or an older snapshot layout)."""
+    if not serve_db.exists():
+        return {}
+    try:
+        with duckdb.connect(str(serve_db), read_only=True) as con:
+            return dict(con.execute(f"select table_name, path from main.{PARTS_TABLE}").fetchall())
+    except duckdb.Error:
+        return {}
+
+
+def _remove_unreferenced_parts(serve_db: Path, keep: set[str]) -> None:
+    directory = parts_dir(serve_db)
+    if directory.is_dir():
+        for part in directory.glob("*.parquet"):
+            if str(part) not in keep:
+                part.unlink(missing_ok=True)
 
 
 def _remove_orphans(serve_db: Path) -> None:
@@ -76,14 +173,15 @@ def _alive(pid: int) -> bool:
 
 
 def table_checksums(db_path: Path, schema: str = "marts") -> dict[str, tuple[int, str]]:
-    """Order-independent (row count, content hash) per table: equal data gives equal sums."""
+    """Order-independent (row count, content hash) per table (or part view of a snapshot):
+    equal data gives equal sums."""
     sums: dict[str, tuple[int, str]] = {}
     with duckdb.connect(str(db_path), read_only=True) as con:
         tables = [
             t
             for (t,) in con.execute(
                 "select table_name from information_schema.tables where table_schema = ? "
-                "and table_type = 'BASE TABLE' order by 1",
+                "and table_catalog = current_database() order by 1",
                 [schema],
             ).fetchall()
         ]

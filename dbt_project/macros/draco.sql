@@ -13,7 +13,7 @@
 
 {#- null (penalties as registered) or a negative number: every weight below it is raised to it. -#}
 {% macro draco_penalty_floor() -%}
-    {%- set floor = var('draco_penalty_floor') -%}
+    {%- set floor = scoring_var('draco_penalty_floor') -%}
     {%- if floor is none -%}{{ return(none) }}{%- endif -%}
     {%- if floor is not number or floor >= 0 -%}
         {{ exceptions.raise_compiler_error(
@@ -33,7 +33,7 @@
 {%- endmacro %}
 
 {% macro draco_correction() -%}
-    {%- set correction = var('draco_correction') -%}
+    {%- set correction = scoring_var('draco_correction') -%}
     {%- if correction not in ['bonferroni', 'holm'] -%}
         {{ exceptions.raise_compiler_error(
             "var draco_correction must be bonferroni or holm; got " ~ correction) }}
@@ -65,7 +65,7 @@
 {%- endmacro %}
 
 {#- The weight in effect (methodology 1.3, rescoring): the seed override when there is one, else
-    the registered weight; then a penalty below var('draco_penalty_floor') is raised to it. -#}
+    the registered weight; then a penalty below scoring_var('draco_penalty_floor') is raised to it. -#}
 {% macro draco_weight_in_effect(registered_weight, override_weight) -%}
     {%- set floor = draco_penalty_floor() -%}
     {%- set weight = 'cast(coalesce(' ~ override_weight ~ ', ' ~ registered_weight ~ ') as double)' -%}
@@ -76,7 +76,7 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Whether the floor raised the weight (false when var('draco_penalty_floor') is null). -#}
+{#- Whether the floor raised the weight (false when scoring_var('draco_penalty_floor') is null). -#}
 {% macro draco_weight_floored(registered_weight, override_weight) -%}
     {%- set floor = draco_penalty_floor() -%}
     {%- if floor is none -%}
@@ -87,11 +87,11 @@
 {%- endmacro %}
 
 {#- Weight overrides given at rescoring time (`bench rescore --draco-weights FILE`), as rows of
-    var('draco_weight_override_rows'): [{item_id, criterion_id, weight, reason}]. They win over
+    scoring_var('draco_weight_override_rows'): [{item_id, criterion_id, weight, reason}]. They win over
     the draco_weight_overrides seed for the same criterion. Validated here so a malformed var
     fails the build readably. -#}
 {% macro draco_var_override_rows_sql() -%}
-    {%- set rows = var('draco_weight_override_rows', []) -%}
+    {%- set rows = scoring_var('draco_weight_override_rows', []) -%}
     {%- if rows is string or rows is mapping or rows is not iterable -%}
         {{ exceptions.raise_compiler_error(
             "var draco_weight_override_rows must be a list of {item_id, criterion_id, weight, reason}") }}

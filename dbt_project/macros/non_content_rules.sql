@@ -1,5 +1,5 @@
 {#- Non-content responses: error pages and anti-bot screens served as a successful fetch.
-    Rules are versioned; `var('non_content_rules_version')` picks the set, and the version is
+    Rules are versioned; `scoring_var('non_content_rules_version')` picks the set, and the version is
     recorded in marts.dim_scoring_vars. Never edit a released version: add a new one.
 
     Each rule: id, an RE2 pattern matched against lower(normalised output), and max_chars: the
@@ -31,7 +31,7 @@
 {%- endmacro %}
 
 {% macro non_content_rules(version=none) -%}
-    {%- set version = (var('non_content_rules_version') if version is none else version) | string -%}
+    {%- set version = (scoring_var('non_content_rules_version') if version is none else version) | string -%}
     {%- set rule_sets = non_content_rule_sets() -%}
     {%- if version not in rule_sets -%}
         {{ exceptions.raise_compiler_error(
@@ -42,7 +42,7 @@
 {%- endmacro %}
 
 {#- Comma-separated ids of the rules that fire on `text` ('' when none does); `version` defaults
-    to var('non_content_rules_version') (the live-URL benchmark passes its own var). -#}
+    to scoring_var('non_content_rules_version') (the live-URL benchmark passes its own var). -#}
 {% macro non_content_rule_ids(text, version=none) -%}
     concat_ws(
         ','

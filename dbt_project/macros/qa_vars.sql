@@ -14,7 +14,7 @@
 {%- endmacro %}
 
 {% macro qa_baseline_lane() -%}
-    {%- set lane = var('qa_baseline_lane') -%}
+    {%- set lane = scoring_var('qa_baseline_lane') -%}
     {%- if lane is not string or lane | trim == '' -%}
         {{ exceptions.raise_compiler_error("var qa_baseline_lane must be a lane name; got " ~ lane) }}
     {%- endif -%}
@@ -22,7 +22,7 @@
 {%- endmacro %}
 
 {% macro qa_correction() -%}
-    {%- set correction = var('qa_correction') -%}
+    {%- set correction = scoring_var('qa_correction') -%}
     {%- if correction not in ['bonferroni', 'holm'] -%}
         {{ exceptions.raise_compiler_error(
             "var qa_correction must be bonferroni or holm; got " ~ correction) }}
@@ -36,7 +36,7 @@
 
 {#- {lane: usd_per_1k}; replaces the lane_prices seed for the named lanes. -#}
 {% macro lane_price_overrides() -%}
-    {%- set overrides = var('lane_price_overrides') -%}
+    {%- set overrides = scoring_var('lane_price_overrides') -%}
     {%- if overrides is none -%}{{ return({}) }}{%- endif -%}
     {%- if overrides is not mapping -%}
         {{ exceptions.raise_compiler_error(

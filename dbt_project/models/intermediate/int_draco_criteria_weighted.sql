@@ -1,9 +1,9 @@
 -- One row per (run_id, item_id, criterion_id) of every deep-research run: the registered
 -- criterion with the weight in effect (methodology 1.3, rescoring without any API call):
---   1. an override row of var('draco_weight_override_rows') (bench rescore --draco-weights),
+--   1. an override row of scoring_var('draco_weight_override_rows') (bench rescore --draco-weights),
 --      else the draco_weight_overrides seed (item_id, criterion_id, weight, reason), else the
 --      registered weight;
---   2. then, when var('draco_penalty_floor') is not null, a negative weight below the floor is
+--   2. then, when scoring_var('draco_penalty_floor') is not null, a negative weight below the floor is
 --      raised to it (floor -100: -500 -> -100).
 -- Polarity is ALWAYS the registered one (it is what the judge was asked about: for a negative
 -- criterion MET means "the report commits the error"), whatever the weight in effect. So an
@@ -15,17 +15,9 @@
 -- 'negative'); the failing rows are the criteria where that is false.
 with
 
-runs as (
-
-    select * from {{ ref('int_draco_runs') }}
-
-),
-
 criteria as (
 
-    select criteria.*
-    from {{ ref('stg_events__rubric_criterion_registered') }} as criteria
-    inner join runs on criteria.run_id = runs.run_id
+    select * from {{ ref('int_draco_criteria_registered') }}
 
 ),
 
@@ -45,7 +37,7 @@ final as (
         criteria.axis_title,
         criteria.criterion_position,
         criteria.requirement,
-        case when criteria.registered_weight < 0 then 'negative' else 'positive' end as polarity,
+        criteria.polarity,
         criteria.registered_weight,
         {{ draco_weight_in_effect('criteria.registered_weight', 'overrides.weight') }} as weight,
         overrides.weight is not null as is_overridden,

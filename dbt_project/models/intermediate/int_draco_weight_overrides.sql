@@ -1,5 +1,5 @@
 -- One row per (item_id, criterion_id) whose weight is overridden for this build (methodology
--- 1.3, rescoring without any API call): the rows of var('draco_weight_override_rows') (given
+-- 1.3, rescoring without any API call): the rows of scoring_var('draco_weight_override_rows') (given
 -- by `bench rescore --draco-weights FILE`) win over the draco_weight_overrides seed.
 with
 

@@ -115,7 +115,7 @@ final as (
         and not non_content
         and coalesce(completeness >= {{ threshold }}, false) as useful_success,
         cast({{ threshold }} as double) as useful_success_threshold,
-        '{{ var("non_content_rules_version") }}' as non_content_rules_version
+        '{{ scoring_var("non_content_rules_version") }}' as non_content_rules_version
     from scored
 
 )

@@ -3,7 +3,7 @@
 --   non_content = raw_success and a versioned rule fired (var live_non_content_rules_version;
 --                 the ids of the rules that fired are kept per row)
 --   consensus_candidate = raw_success and not non_content: outputs that may confirm an anchor
-{%- set rules_version = var('live_non_content_rules_version') | string %}
+{%- set rules_version = scoring_var('live_non_content_rules_version') | string %}
 
 with
 

@@ -59,7 +59,7 @@ final as (
         graded.grade_call_failed,
         case when graded.label is not null then graded.label = 'correct' end as correct,
         graded.n_chunks,
-        case when graded.has_search then '{{ var("url_normalizer_version") }}' end
+        case when graded.has_search then '{{ scoring_var("url_normalizer_version") }}' end
             as url_normalizer_version,
         {%- for metric in ['ndcg_5', 'ndcg_10', 'recall_5', 'recall_10', 'mrr'] %}
         case

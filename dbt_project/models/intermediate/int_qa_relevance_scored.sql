@@ -3,7 +3,7 @@
 -- (methodology 2.4). Each chunk's grade is the run judge's relevance_graded of the chunks'
 -- attempt (latest event on a tie); a failed judge call (provider_call_failed stage
 -- 'relevance:<rank>') or a chunk never judged scores 0 and is flagged (least favourable).
--- Relevant = grade >= var('umbrela_threshold') (default 2, stored beside the metrics).
+-- Relevant = grade >= scoring_var('umbrela_threshold') (default 2, stored beside the metrics).
 --   llm_hit_10       = 1 if any of the top-10 chunks is relevant (ref-harness "recall@k LLM")
 --   llm_precision_10 = share of the top-10 chunks (of those returned) that are relevant
 -- Zero chunks -> both 0. A run without a relevance judge -> both NULL.

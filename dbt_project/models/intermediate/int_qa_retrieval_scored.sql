@@ -112,7 +112,7 @@ final as (
         units.lane,
         units.item_id,
         units.chunks_event_id,
-        coalesce(gold.url_normalizer_version, '{{ var("url_normalizer_version") }}')
+        coalesce(gold.url_normalizer_version, '{{ scoring_var("url_normalizer_version") }}')
             as url_normalizer_version,
         coalesce(gold.n_gold, 0) as n_gold,
         coalesce(per_unit.n_predicted, 0) as n_predicted,

@@ -1,5 +1,7 @@
 -- One row per question-answering run: identity, series position and the grader / relevance
 -- judge of its spec (a failed grader call carries no grader id: it is the spec's grader).
+{{ config(meta={'event_types': ['run_started']}) }}
+
 with
 
 runs as (

@@ -7,7 +7,7 @@
     'bootstrap_samples': number_var('bootstrap_samples', 0),
     'latency_scale_s': number_var('latency_scale_s', 0, min_inclusive=false),
     'throughput_full_bytes': number_var('throughput_full_bytes', 0, min_inclusive=false),
-    'non_content_rules_version': var('non_content_rules_version') | string,
+    'non_content_rules_version': scoring_var('non_content_rules_version') | string,
     'draco_penalty_floor': draco_penalty_floor(),
     'draco_pass_threshold': draco_pass_threshold(),
     'draco_bootstrap_seed': number_var('draco_bootstrap_seed', 0),

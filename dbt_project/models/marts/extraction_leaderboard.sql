@@ -200,7 +200,7 @@ final as (
         {%- for key, weight in weights.items() %}
         cast({{ weight }} as double) as w_{{ key }},
         {%- endfor %}
-        cast({{ var('useful_success_threshold') }} as double) as useful_success_threshold,
+        cast({{ scoring_var('useful_success_threshold') }} as double) as useful_success_threshold,
         rank() over (
             partition by weighted.dataset_sha256 order by weighted.composite desc
         ) as rank_composite,

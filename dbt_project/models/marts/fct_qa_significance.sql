@@ -1,4 +1,4 @@
--- One row per (run_id, grader_id, metric, lane) vs var('qa_baseline_lane'): paired t-tests and
+-- One row per (run_id, grader_id, metric, lane) vs scoring_var('qa_baseline_lane'): paired t-tests and
 -- family-wise corrections of int_qa_significance_tested (Python, scipy).
 select
     run_id,

@@ -3,7 +3,7 @@
 -- accuracy_r = correct / attempted questions of the run, failures counted as incorrect (ours;
 -- missing rows of an unfinished run are out). delta_vs_previous = accuracy_r - accuracy of the
 -- previous run index (NULL for the first); within_noise_band = |delta| x 100 <=
--- var('series_noise_band_points') (default 0.4 points): do not call such a difference.
+-- scoring_var('series_noise_band_points') (default 0.4 points): do not call such a difference.
 -- Run order is confounded with learning by design: compare lanes at the same run index.
 with
 

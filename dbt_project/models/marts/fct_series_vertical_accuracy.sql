@@ -4,7 +4,7 @@
 -- set has none), plus one row per run with vertical '(all)' (= fct_series_accuracy). Same rule
 -- as fct_series_accuracy: accuracy_r = correct / attempted (failures count as incorrect);
 -- delta_vs_previous against the previous run index of the same vertical; within_noise_band =
--- |delta| x 100 <= var('series_noise_band_points'). lane_kind keeps answer lanes
+-- |delta| x 100 <= scoring_var('series_noise_band_points'). lane_kind keeps answer lanes
 -- ('vendor_answer') apart from synthesised ones. Mean URL metrics score the answer lanes'
 -- citations like any lane's chunks. Run order is confounded with learning by design.
 with

@@ -8,7 +8,7 @@
 --   f1 = harmonic mean of is_correct and accuracy_given_attempted, 0 when both are 0.
 -- Retrieval / UMBRELA means over landed rows of lanes that search (zero results count 0).
 -- Latency: p50 / p95 (interpolated) of the provider round trip of landed search calls.
--- Cost: usd_per_1k from the lane_prices seed, or var('lane_price_overrides') (basis
+-- Cost: usd_per_1k from the lane_prices seed, or scoring_var('lane_price_overrides') (basis
 -- 'override'); run_cost_usd = usd_per_1k x attempted / 1000.
 with
 
