@@ -2,7 +2,7 @@
 
 No SQL and no new numbers: each function takes rows the marts already hold and applies the same
 formula the dbt model does, so a what-if equals what `bench rescore` would publish (held equal by
-tests/app/test_whatif.py against real dbt builds). "Make it official" is always that command.
+tests/app/test_real_pages.py against real dbt builds). "Make it official" is always that command.
 """
 
 from __future__ import annotations

@@ -210,8 +210,12 @@ st.caption(
     "(LLM hit@10, LLM precision@10), a lane's price gives its $/1k and run cost. Strict accuracy "
     "does not depend on either. Nothing is saved: the command below makes it official."
 )
-published_threshold = float(data.scoring_vars().get("umbrela_threshold", 2))
 chunks, grades = data.qa_whatif_inputs(run_id, grader_id)
+# the threshold these rows were scored with is stored beside their metrics
+stored = chunks["relevance_threshold"].dropna()
+published_threshold = float(
+    stored.iloc[0] if len(stored) else data.scoring_vars().get("umbrela_threshold", 2)
+)
 has_judge = bool(chunks["judge_id"].notna().any())
 controls, prices_col = st.columns([2, 3])
 with controls:

@@ -444,7 +444,8 @@ select
     list_transform(
         coalesce(from_json(chunks.payload -> 'chunks', '[{"rank": "BIGINT"}]'), []), c -> c.rank
     ) as ranks,
-    (select judge_id from judge) as judge_id
+    (select judge_id from judge) as judge_id,
+    answers.relevance_threshold
 from marts.fct_qa_answers as answers
 inner join marts.dim_events as chunks on chunks.event_id = answers.chunks_event_id
 where answers.run_id = ? and answers.grader_id = ? and answers.landed

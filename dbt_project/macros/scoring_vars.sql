@@ -96,7 +96,7 @@
 {%- endmacro %}
 
 {% macro number_var(name, min_value, max_value=none, min_inclusive=true) -%}
-    {%- set value = var(name) -%}
+    {%- set value = scoring_var(name) -%}
     {%- set too_low = value < min_value if min_inclusive else value <= min_value -%}
     {%- if value is not number or too_low or (max_value is not none and value > max_value) -%}
         {{ exceptions.raise_compiler_error(

@@ -23,7 +23,7 @@ scoring_vars as (
     {% for name in scoring_var_names() + qa_var_names() + draco_var_names() %}
     select
         '{{ name }}' as var_name,
-        {{ sql_json_literal(validated[name] if name in validated else var(name)) }} as var_value
+        {{ sql_json_literal(validated[name] if name in validated else scoring_var(name)) }} as var_value
     {% if not loop.last %}union all{% endif %}
     {% endfor %}
 
