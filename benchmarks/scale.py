@@ -432,6 +432,7 @@ def measure_demo(root: Path) -> dict:
     """`bench rescore` on the demo (target <= 5 s): a penalty floor, then extraction weights."""
     home = root / "demo"
     shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
     timed(home, str(BENCH), "demo", "--no-serve")
     return {
         "rescore_floor": timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100"),

@@ -28,7 +28,7 @@ import duckdb
 PUBLISHED_SCHEMAS = ("marts",)
 # A table this large is published as a Parquet part (re-written only when it changed); smaller
 # ones are copied into serve.duckdb on every publish, which costs less than tracking them.
-PART_MIN_ROWS = int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", "200000"))
+PART_MIN_ROWS = int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", "50000"))
 PARTS_TABLE = "_publish_parts"
 
 

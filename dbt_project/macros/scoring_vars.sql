@@ -83,14 +83,17 @@
 {%- endmacro %}
 
 {#- The value of a scoring var in effect. `bench` passes the active values as JSON in the
-    environment (BENCH_SCORING_VARS), not as --vars: dbt re-parses the whole project whenever
-    --vars change (7 s on the demo, more on a busy machine), but only the files that read an
-    environment variable when its value changes, so a rescore keeps dbt's partial parse.
-    Without the environment variable (dbt run by hand, unit tests) this is plain var(). -#}
+    environment (BENCH_SCORING_VARS), not as --vars, and this reads it only while a model runs
+    (`execute`), never while dbt parses: dbt re-parses the whole project whenever --vars change,
+    and every file that read an environment variable whose value changed, so either would make
+    each rescore pay for a parse. While parsing (and without the variable: dbt run by hand,
+    unit tests) this is plain var(). The Python models do the same (python/bench_vars.py). -#}
 {% macro scoring_var(name, default=none) -%}
-    {%- set active = fromjson(env_var('BENCH_SCORING_VARS', '{}')) -%}
-    {%- if name in active -%}
-        {{ return(active[name]) }}
+    {%- if execute -%}
+        {%- set active = fromjson(env_var('BENCH_SCORING_VARS', '{}')) -%}
+        {%- if name in active -%}
+            {{ return(active[name]) }}
+        {%- endif -%}
     {%- endif -%}
     {{ return(var(name) if default is none else var(name, default)) }}
 {%- endmacro %}

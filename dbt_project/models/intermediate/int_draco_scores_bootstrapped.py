@@ -16,6 +16,7 @@ Grain: one row per (run_id, lane, judge_id) of int_draco_items_scored. Tested in
 
 import pyarrow as pa
 from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
+from bench_vars import scoring_value
 
 SCHEMA = pa.schema(
     [
@@ -33,8 +34,10 @@ SCHEMA = pa.schema(
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(dbt.config.get("draco_bootstrap_seed"))
-    samples = int(dbt.config.get("draco_bootstrap_samples"))
+    seed = int(scoring_value("draco_bootstrap_seed", dbt.config.get("draco_bootstrap_seed")))
+    samples = int(
+        scoring_value("draco_bootstrap_samples", dbt.config.get("draco_bootstrap_samples"))
+    )
     check_bootstrap_vars(seed, samples, "draco_bootstrap_seed", "draco_bootstrap_samples")
     rows = (
         dbt.ref("int_draco_items_scored")

@@ -21,6 +21,7 @@ Grain: one row per (run_id, system) of int_extraction_pages_scored.
 import numpy as np
 import pyarrow as pa
 from bench_stats import check_bootstrap_vars, group_rng, resample_indices
+from bench_vars import scoring_value
 
 SCHEMA = pa.schema(
     [
@@ -63,8 +64,8 @@ def sample_std(values):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(dbt.config.get("bootstrap_seed"))
-    samples = int(dbt.config.get("bootstrap_samples"))
+    seed = int(scoring_value("bootstrap_seed", dbt.config.get("bootstrap_seed")))
+    samples = int(scoring_value("bootstrap_samples", dbt.config.get("bootstrap_samples")))
     check_bootstrap_vars(seed, samples, "bootstrap_seed", "bootstrap_samples")
     pages = (
         dbt.ref("int_extraction_pages_scored")

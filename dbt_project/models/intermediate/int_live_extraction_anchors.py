@@ -24,6 +24,7 @@ import re
 import unicodedata
 
 import pyarrow as pa
+from bench_vars import scoring_value
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SCHEMA = pa.schema(
@@ -76,7 +77,8 @@ def anchors_for(rows, rule):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    rule = json.loads(dbt.config.get("live_consensus_rule"))
+    rule = scoring_value("live_consensus_rule", dbt.config.get("live_consensus_rule"))
+    rule = json.loads(rule) if isinstance(rule, str) else rule
     if rule["independence"] not in ("provider", "engine"):
         raise ValueError(
             f"live_consensus_rule.independence must be provider or engine, got {rule['independence']!r}"

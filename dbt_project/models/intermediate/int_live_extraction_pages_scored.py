@@ -14,10 +14,12 @@ The token F1 definition is the offline family's (int_extraction_outputs_normaliz
 held to the same oracle in tests.
 """
 
+import json
 import re
 from collections import Counter
 
 import pyarrow as pa
+from bench_vars import scoring_value
 
 WORD = re.compile(r"\w+")
 SCHEMA = pa.schema(
@@ -71,8 +73,11 @@ def best_window_precision(passage_counts, passage_len, output_tokens):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    threshold = float(dbt.config.get("useful_success_threshold"))
-    rule_version = str(dbt.config.get("consensus_rule_version"))
+    threshold = float(
+        scoring_value("useful_success_threshold", dbt.config.get("useful_success_threshold"))
+    )
+    rule = scoring_value("live_consensus_rule", dbt.config.get("live_consensus_rule"))
+    rule_version = str((json.loads(rule) if isinstance(rule, str) else rule)["version"])
     anchors = {}
     for row in (
         dbt.ref("int_live_extraction_anchors")

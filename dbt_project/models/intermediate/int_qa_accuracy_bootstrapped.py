@@ -15,6 +15,7 @@ Grain: one row per (run_id, lane, grader_id) of int_qa_answers_scored. Tested in
 
 import pyarrow as pa
 from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
+from bench_vars import scoring_value
 
 SCHEMA = pa.schema(
     [
@@ -32,8 +33,8 @@ SCHEMA = pa.schema(
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(dbt.config.get("qa_bootstrap_seed"))
-    samples = int(dbt.config.get("qa_bootstrap_samples"))
+    seed = int(scoring_value("qa_bootstrap_seed", dbt.config.get("qa_bootstrap_seed")))
+    samples = int(scoring_value("qa_bootstrap_samples", dbt.config.get("qa_bootstrap_samples")))
     check_bootstrap_vars(seed, samples, "qa_bootstrap_seed", "qa_bootstrap_samples")
     rows = (
         dbt.ref("int_qa_answers_scored")

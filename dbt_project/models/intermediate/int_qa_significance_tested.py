@@ -24,6 +24,7 @@ statsmodels.
 import numpy as np
 import pyarrow as pa
 from bench_stats import ALPHA, adjust, check_correction, paired_ttest
+from bench_vars import scoring_value
 
 METRICS = ("accuracy", "ndcg_10", "recall_10", "mrr", "llm_hit_10")
 
@@ -58,8 +59,8 @@ def metric_value(row, metric):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    baseline = str(dbt.config.get("qa_baseline_lane"))
-    correction = str(dbt.config.get("qa_correction"))
+    baseline = str(scoring_value("qa_baseline_lane", dbt.config.get("qa_baseline_lane")))
+    correction = str(scoring_value("qa_correction", dbt.config.get("qa_correction")))
     check_correction(correction, "qa_correction")
     rows = (
         dbt.ref("int_qa_answers_scored")

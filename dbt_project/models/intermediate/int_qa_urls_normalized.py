@@ -30,6 +30,7 @@ import re
 from urllib.parse import urlsplit
 
 import pyarrow as pa
+from bench_vars import scoring_value
 
 KNOWN_VERSIONS = ("1",)
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -139,7 +140,7 @@ def gold_tokens(raw_urls):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    version = str(dbt.config.get("url_normalizer_version"))
+    version = str(scoring_value("url_normalizer_version", dbt.config.get("url_normalizer_version")))
     if version not in KNOWN_VERSIONS:
         raise ValueError(
             f"var url_normalizer_version {version!r} is unknown; known: {', '.join(KNOWN_VERSIONS)}"

@@ -18,7 +18,9 @@ criteria as (
 
 scored as (
 
-    select * from {{ ref('int_draco_criteria_scored') }}
+    -- the counted samples, not int_draco_criteria_scored: agreement needs no weight, so the
+    -- verdict-size rows are read without the weights joined on
+    select * from {{ ref('int_draco_criterion_samples') }}
     where judged
 
 ),

@@ -21,6 +21,7 @@ import itertools
 import numpy as np
 import pyarrow as pa
 from bench_stats import ALPHA, adjust, check_correction, paired_ttest, paired_wilcoxon
+from bench_vars import scoring_value
 
 SCHEMA = pa.schema(
     [
@@ -49,7 +50,7 @@ SCHEMA = pa.schema(
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    correction = str(dbt.config.get("draco_correction"))
+    correction = str(scoring_value("draco_correction", dbt.config.get("draco_correction")))
     check_correction(correction, "draco_correction")
     rows = (
         dbt.ref("int_draco_items_scored")
