@@ -38,6 +38,7 @@ PAGES = [
         "app_pages/draco_criteria.py", title="Deep research criteria", url_path="draco_criteria"
     ),
     st.Page("app_pages/draco_lineage.py", title="Deep research lineage", url_path="draco_lineage"),
+    st.Page("app_pages/imports.py", title="Imported results", url_path="imports"),
 ]
 
 from app.data import log_verification_warning  # noqa: E402 - after set_page_config

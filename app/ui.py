@@ -73,6 +73,18 @@ def require_snapshot() -> data.SnapshotStatus:
     raise AssertionError("unreachable: st.stop() ends the script run")
 
 
+# One name for the system under test in every table of the app, whatever the family calls it
+# in its marts (system, lane): only the help text says what it is.
+QA_SYSTEM_HELP = (
+    "The system under test: a QA lane (a search API with our synthesiser, closed book, or a "
+    "vendor's own answer product)."
+)
+
+
+def system_column(help: str = "The system under test.") -> Any:
+    return st.column_config.TextColumn("System", help=help)
+
+
 def stop_with(message: str) -> None:
     """A static (never data-built) notice, then end the page."""
     st.info(message)
@@ -213,7 +225,7 @@ def significance_table(rows: pd.DataFrame) -> None:
         ],
         column_config={
             "metric": "Metric",
-            "lane": "Lane",
+            "lane": system_column(QA_SYSTEM_HELP),
             "baseline_lane": "Baseline",
             "n_pairs": "n pairs",
             "mean_diff": p("Mean diff (lane − baseline)", 4),

@@ -2,7 +2,7 @@
 
 No SQL and no new numbers: each function takes rows the marts already hold and applies the same
 formula the dbt model does, so a what-if equals what `bench rescore` would publish (held equal by
-tests/app/test_whatif.py against real dbt builds). "Make it official" is always that command.
+tests/app/test_real_pages.py against real dbt builds). "Make it official" is always that command.
 """
 
 from __future__ import annotations
@@ -120,3 +120,106 @@ def draco_lane_scores(
     out = lanes.agg(what_if_score=("what_if_score", "mean"))
     out["what_if_rank"] = out["what_if_score"].rank(method="min", ascending=False).astype(int)
     return out.sort_values(["what_if_rank", "lane"]).reset_index(drop=True)
+
+
+# --- question answering: the UMBRELA relevance threshold and lane prices ---------------------
+
+
+def qa_relevance(chunks: pd.DataFrame, grades: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Per lane: llm_hit_10 and llm_precision_10 with chunks relevant at grade >= `threshold`
+    (int_qa_relevance_scored, then qa_leaderboard's mean over landed rows).
+
+    `chunks`: one row per landed answer row that has a chunks event (lane, item_id, attempt,
+    ranks = the chunk ranks it returned, judge_id = the run's relevance judge or None).
+    `grades`: the relevance_graded verdicts (lane, item_id, attempt, rank, judge_id, grade,
+    occurred_at, event_id). A chunk's grade is the run judge's latest verdict of the chunks'
+    attempt; a chunk never graded scores 0. Zero chunks -> hit 0 and precision 0; a run without
+    a relevance judge -> both NULL."""
+    latest = (
+        grades.sort_values(["occurred_at", "event_id"])
+        .drop_duplicates(["lane", "item_id", "attempt", "judge_id", "rank"], keep="last")
+        .set_index(["lane", "item_id", "attempt", "judge_id", "rank"])["grade"]
+    )
+    rows = []
+    for unit in chunks.itertuples():
+        if unit.judge_id is None or pd.isna(unit.judge_id):
+            rows.append((unit.lane, None, None))
+            continue
+        top = [int(r) for r in unit.ranks if r is not None and int(r) <= 10]
+        relevant = sum(
+            1
+            for rank in top
+            if float(latest.get((unit.lane, unit.item_id, unit.attempt, unit.judge_id, rank), 0))
+            >= threshold
+        )
+        rows.append((unit.lane, float(relevant > 0), relevant / len(top) if top else 0.0))
+    units = pd.DataFrame(rows, columns=["lane", "llm_hit_10", "llm_precision_10"])
+    means = units.groupby("lane")[["llm_hit_10", "llm_precision_10"]].mean()  # NULLs skipped
+    return means.reset_index()
+
+
+def qa_costs(board: pd.DataFrame, prices: dict[str, float | None]) -> pd.DataFrame:
+    """Per lane: usd_per_1k (the given price, else the published one) and run_cost_usd =
+    usd_per_1k x attempted / 1000, attempted = landed + failed (qa_leaderboard)."""
+    published = dict(zip(board["lane"], board["usd_per_1k"], strict=True))
+    price = [
+        prices[lane] if prices.get(lane) is not None else published[lane] for lane in board["lane"]
+    ]
+    usd = pd.Series(price, index=board.index, dtype="float64")
+    attempted = board["n_landed"].astype(float) + board["n_failed"].astype(float)
+    return pd.DataFrame(
+        {"lane": board["lane"], "usd_per_1k": usd, "run_cost_usd": usd * attempted / 1000.0}
+    )
+
+
+# What the QA what-if can rank by: column -> whether higher is better.
+QA_RANK_BY = {
+    "strict_accuracy": True,
+    "llm_hit_10": True,
+    "llm_precision_10": True,
+    "usd_per_1k": False,
+}
+
+
+def qa_rerank(
+    board: pd.DataFrame, relevance: pd.DataFrame, costs: pd.DataFrame, rank_by: str
+) -> pd.DataFrame:
+    """Lane, strict accuracy, the what-if relevance and cost columns, the published rank (by
+    strict accuracy, the leaderboard's) and the what-if rank by `rank_by` (ties share the best
+    rank; a lane without a value gets none), best first."""
+    out = board[["lane", "strict_accuracy"]].merge(relevance, on="lane", how="left")
+    out = out.merge(costs, on="lane", how="left")
+    out["published_rank"] = (
+        board["strict_accuracy"].rank(method="min", ascending=False).astype("Int64").to_numpy()
+    )
+    out["what_if_rank"] = (
+        out[rank_by].astype(float).rank(method="min", ascending=not QA_RANK_BY[rank_by])
+    ).astype("Int64")
+    return out.sort_values(["what_if_rank", "lane"], na_position="last").reset_index(drop=True)
+
+
+def qa_rescore_command(
+    threshold: float,
+    published_threshold: float,
+    prices: dict[str, float | None],
+    published_prices: dict[str, float | None],
+) -> str | None:
+    """`bench rescore` with what differs from the snapshot (None when nothing does): the
+    threshold, and the prices of the lanes whose price changed (--lane-prices sets those lanes,
+    the others keep theirs)."""
+    parts = []
+    if float(threshold) != float(published_threshold):
+        parts.append(f"--umbrela-threshold {_num(threshold)}")
+    changed = {
+        lane: price
+        for lane, price in prices.items()
+        if price is not None and not _same_price(price, published_prices.get(lane))
+    }
+    if changed:
+        spec = ",".join(f"{lane}={_num(price)}" for lane, price in changed.items())
+        parts.append(f"--lane-prices {spec}")
+    return f"bench rescore {' '.join(parts)}" if parts else None
+
+
+def _same_price(price: float, published: float | None) -> bool:
+    return published is not None and not pd.isna(published) and abs(price - published) < 1e-12

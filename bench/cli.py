@@ -329,6 +329,14 @@ def rescore(
             help="CSV of DRACO criterion weight overrides: item_id,criterion_id,weight[,reason]."
         ),
     ] = None,
+    umbrela_threshold: Annotated[
+        float | None,
+        typer.Option(min=0, max=3, help="QA: a chunk is relevant at this UMBRELA grade or above."),
+    ] = None,
+    lane_prices: Annotated[
+        str | None,
+        typer.Option(help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept)."),
+    ] = None,
     reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -345,6 +353,11 @@ def rescore(
         scoring["useful_success_threshold"] = threshold
     if draco_penalty_floor is not None:
         scoring["draco_penalty_floor"] = draco_penalty_floor
+    if umbrela_threshold is not None:
+        scoring["umbrela_threshold"] = umbrela_threshold
+    if lane_prices:
+        prices = {**(scoring.get("lane_price_overrides") or {})}
+        scoring["lane_price_overrides"] = {**prices, **rescoring.parse_lane_prices(lane_prices)}
     if draco_weights is not None:
         rows = parse_draco_weights(draco_weights)
         scoring["draco_weight_override_rows"] = rows

@@ -80,6 +80,7 @@ EXAMPLES: dict[str, list[str]] = {
     "rescore": [
         "bench rescore --weights completeness=0.3,success=0.3,shingle_f1=0.4",
         "bench rescore --draco-penalty-floor -100",
+        "bench rescore --umbrela-threshold 3 --lane-prices brave_search=4.5",
         "bench rescore --reset",
     ],
     "verify": ["bench verify", "bench verify --public-key ~/.bench-keys/signing.pub"],

@@ -71,6 +71,31 @@ def parse_weights(spec: str) -> dict[str, float]:
     return {name: given.get(name, 0.0) for name in names}
 
 
+def parse_lane_prices(spec: str) -> dict[str, float]:
+    """`brave_search=4.5,exa_search_auto=7` -> {lane: usd_per_1k}; merged by `bench rescore`
+    into var lane_price_overrides (a lane not named keeps its price). Refused, naming the rule:
+    not LANE=NUMBER, a lane given twice, a price that is not a finite number >= 0."""
+    prices: dict[str, float] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        lane, sep, value = (s.strip() for s in part.partition("="))
+        if not sep or not lane:
+            raise ValueError(f"--lane-prices: {part!r}: expected LANE=USD_PER_1K")
+        if lane in prices:
+            raise ValueError(f"--lane-prices: {lane} is given twice")
+        try:
+            price = float(value)
+        except ValueError:
+            raise ValueError(f"--lane-prices: {lane}={value!r} is not a number") from None
+        if not math.isfinite(price) or price < 0:
+            raise ValueError(f"--lane-prices: {lane}={value}: a price must be a finite number >= 0")
+        prices[lane] = price
+    if not prices:
+        raise ValueError("--lane-prices: give at least one LANE=USD_PER_1K")
+    return prices
+
+
 def check_draco_overrides(rows: list[dict[str, Any]], warehouse_db: Path) -> None:
     """Every override must name a criterion registered in the warehouse (item and criterion)."""
     if not warehouse_db.exists():

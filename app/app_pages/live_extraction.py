@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import data, ui
+from app import charts, data, ui
 from app.data import live_extraction as live_data
 
 st.title("Live-URL extraction")
@@ -34,7 +34,78 @@ if not board.empty:
         f"{first['weight_f1']:g}·F1 + {first['weight_latency']:g}·latency + {first['weight_throughput']:g}·throughput. "
         "Cost per 1k useful successes = list price × requests sent / useful successes × 1,000 (price date shown)."
     )
-st.dataframe(board, hide_index=True)
+
+
+def num(label: str, digits: int = 3, help: str | None = None):
+    return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
+
+
+LEADERBOARD_ORDER = [
+    "rank", "system", "composite", "completeness", "useful_success_rate", "token_f1",
+    "raw_success_rate", "urls_scored", "urls_excluded", "latency_p50_s", "latency_p95_s",
+    "avg_output_bytes", "cost_per_1k_useful_usd", "usd_per_1k_requests", "requests_sent",
+    "useful_successes", "price_snapshot_date", "price_basis", "engine_kind",
+]  # fmt: skip
+board = board.assign(rank=board["composite"].rank(method="min", ascending=False).astype("Int64"))
+st.dataframe(
+    board,
+    hide_index=True,
+    column_order=LEADERBOARD_ORDER,
+    column_config={
+        "rank": st.column_config.NumberColumn("Rank", help="By composite; ties share a rank."),
+        "system": st.column_config.TextColumn("System", help="The extraction engine."),
+        "composite": num("Composite", help="Σ weight × component (weights in the caption)"),
+        "completeness": num("Completeness", help="Share of the consensus anchors found"),
+        "useful_success_rate": num("Useful success", help="Success, not boilerplate, complete"),
+        "token_f1": num("Token F1"),
+        "raw_success_rate": num("Raw success", help="Any output at all"),
+        "urls_scored": st.column_config.NumberColumn("URLs scored"),
+        "urls_excluded": st.column_config.NumberColumn(
+            "URLs excluded", help="Set aside by hygiene (dead, origin 5xx, redirect only)"
+        ),
+        "latency_p50_s": num("p50 latency (s)", 2),
+        "latency_p95_s": num("p95 latency (s)", 2),
+        "avg_output_bytes": num("Avg bytes", 0),
+        "cost_per_1k_useful_usd": st.column_config.NumberColumn(
+            "$ per 1k useful", format="$%.2f", help="List price × requests / useful successes"
+        ),
+        "usd_per_1k_requests": st.column_config.NumberColumn("$ per 1k requests", format="$%.2f"),
+        "requests_sent": st.column_config.NumberColumn("Requests"),
+        "useful_successes": st.column_config.NumberColumn("Useful successes"),
+        "price_snapshot_date": "Price date",
+        "price_basis": "Price basis",
+        "engine_kind": st.column_config.TextColumn("Kind", help="Local library or vendor API"),
+    },
+)
+
+st.subheader("By vertical")
+per_vertical = live_data.by_vertical(run_id)
+if per_vertical.empty:
+    st.caption("This run's URLs have no vertical but 'all'.")
+else:
+    metric_labels = {
+        "composite": "Composite",
+        "completeness": "Completeness",
+        "token_f1": "Token F1",
+        "useful_success_rate": "Useful success",
+    }
+    metric = st.selectbox(
+        "Score", list(metric_labels), format_func=metric_labels.get, key="live_vertical_metric"
+    )
+    st.caption(
+        "One bar per engine in each vertical, over the URLs hygiene kept in that vertical "
+        "(failures score 0)."
+    )
+    st.altair_chart(
+        charts.grouped_bars(
+            per_vertical.dropna(subset=[metric]),
+            group="vertical",
+            label="system",
+            value=metric,
+            title=metric_labels[metric],
+        ),
+        width="stretch",
+    )
 
 st.subheader("Hygiene: excluded from scoring")
 excluded = live_data.hygiene(run_id)

@@ -62,6 +62,12 @@ if data.draco_leaderboard_rows():
     st.page_link(
         "app_pages/draco_lineage.py", label="Deep research lineage: score → verdicts → report"
     )
+imported = data.imported_draco_leaderboard()
+if imported is not None and not imported.empty:
+    st.page_link(
+        "app_pages/imports.py",
+        label="Imported results: published figures beside our recomputation and re-judging",
+    )
 
 st.subheader("Runs")
 runs = data.list_runs()

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, ui, whatif
 
 st.title("QA leaderboard")
 ui.require_qa_snapshot()
@@ -22,6 +22,26 @@ run_id, grader_id, _official = ui.pick_qa_run_and_grader("qa_board", detailed_la
 board = data.qa_leaderboard(run_id, grader_id)
 if board.empty:
     ui.stop_with("This run has no leaderboard rows for that grader regime.")
+
+# A vendor's own answer product and our synthesised answers are different kinds of system:
+# never ranked in one table (methodology: answer lanes are a separate kind).
+answer_lanes = data.qa_answer_lanes(run_id) & set(board["lane"])
+KINDS = {
+    "synthesised": "Synthesised answers (our synthesiser over each lane's search results)",
+    "vendor_answer": "Vendor's own answer (answer lanes, graded by the same grader)",
+}
+if answer_lanes and answer_lanes != set(board["lane"]):
+    kind = st.radio(
+        "Lane kind (ranked separately)",
+        list(KINDS),
+        format_func=KINDS.get,
+        horizontal=True,
+        key="qa_board_kind",
+    )
+    in_kind = board["lane"].isin(answer_lanes) == (kind == "vendor_answer")
+    board = board[in_kind].reset_index(drop=True)
+elif answer_lanes:
+    st.caption(KINDS["vendor_answer"] + ".")
 
 baselines = sorted(board["baseline_lane"].dropna().unique().tolist())
 baseline = baselines[0] if len(baselines) == 1 else None
@@ -109,6 +129,7 @@ st.dataframe(
         "Rank": st.column_config.NumberColumn(
             "Rank", help="By strict accuracy; ties share a rank."
         ),
+        "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
         "Failure rate": num("Failure rate", help="failed / questions; failures are excluded"),
         "Strict accuracy": num("Strict accuracy", help="correct / graded (landed) questions"),
         "CI": st.column_config.TextColumn("CI", help="bootstrap interval of strict accuracy"),
@@ -156,10 +177,15 @@ with left:
     )
 with right:
     st.markdown("**Latency p50 / p95 per lane**")
-    st.altair_chart(
-        charts.latency(board, label="lane", p50="latency_p50_ms", p95="latency_p95_ms", unit="ms"),
-        width="stretch",
-    )
+    if board[["latency_p50_ms", "latency_p95_ms"]].isna().all().all():
+        st.caption("No latency: no lane here made a search call (e.g. closed book).")
+    else:
+        st.altair_chart(
+            charts.latency(
+                board, label="lane", p50="latency_p50_ms", p95="latency_p95_ms", unit="ms"
+            ),
+            width="stretch",
+        )
 priced = board.dropna(subset=["usd_per_1k", "strict_accuracy"])
 st.markdown("**Cost vs accuracy** (dashed: the Pareto frontier, no lane cheaper and better)")
 if priced.empty:
@@ -176,6 +202,101 @@ else:
         ),
         width="stretch",
     )
+
+st.subheader("What if")
+st.caption(
+    "Change the values the QA leaderboard was scored with and re-rank instantly, with the "
+    "formulas dbt uses: the UMBRELA threshold decides which graded chunks count as relevant "
+    "(LLM hit@10, LLM precision@10), a lane's price gives its $/1k and run cost. Strict accuracy "
+    "does not depend on either. Nothing is saved: the command below makes it official."
+)
+chunks, grades = data.qa_whatif_inputs(run_id, grader_id)
+# the threshold these rows were scored with is stored beside their metrics
+stored = chunks["relevance_threshold"].dropna()
+published_threshold = float(
+    stored.iloc[0] if len(stored) else data.scoring_vars().get("umbrela_threshold", 2)
+)
+has_judge = bool(chunks["judge_id"].notna().any())
+controls, prices_col = st.columns([2, 3])
+with controls:
+    threshold = st.slider(
+        "UMBRELA relevance threshold (grade ≥)",
+        min_value=0,
+        max_value=3,
+        value=int(published_threshold),
+        step=1,
+        key="qa_whatif_threshold",
+        disabled=not has_judge,
+        help="0 = irrelevant … 3 = perfectly relevant; published: "
+        + ui.md_escape(f"{published_threshold:g}"),
+    )
+    rank_labels = {
+        "strict_accuracy": "Strict accuracy (the leaderboard's rank)",
+        "llm_hit_10": "LLM hit@10",
+        "llm_precision_10": "LLM precision@10",
+        "usd_per_1k": "$/1k queries (cheapest first)",
+    }
+    rank_by = st.selectbox(
+        "Rank by", list(rank_labels), format_func=rank_labels.get, key="qa_whatif_rank_by"
+    )
+with prices_col:
+    st.markdown("**$ per 1,000 queries** (empty = no list price)")
+    price_inputs = st.columns(3)
+    published_prices = {
+        lane: (None if pd.isna(price) else float(price))
+        for lane, price in zip(board["lane"], board["usd_per_1k"], strict=True)
+    }
+    chosen_prices = {
+        lane: price_inputs[i % 3].number_input(
+            ui.md_escape(lane),
+            min_value=0.0,
+            value=published_prices[lane],
+            step=0.5,
+            format="%.2f",
+            key=f"qa_whatif_price_{lane}",
+        )
+        for i, lane in enumerate(board["lane"])
+    }
+if not has_judge:
+    st.caption("This run has no relevance judge: LLM hit@10 and precision@10 are not measured.")
+relevance = whatif.qa_relevance(chunks, grades, float(threshold))
+costs = whatif.qa_costs(board, chosen_prices)
+reranked = whatif.qa_rerank(board, relevance, costs, rank_by)
+st.dataframe(
+    reranked,
+    hide_index=True,
+    column_order=[
+        "what_if_rank",
+        "lane",
+        rank_by,
+        *(c for c in whatif.QA_RANK_BY if c != rank_by),
+        "run_cost_usd",
+        "published_rank",
+    ],
+    column_config={
+        "what_if_rank": st.column_config.NumberColumn(
+            "What-if rank", help=f"By {rank_labels[rank_by]}; ties share a rank."
+        ),
+        "lane": ui.system_column(ui.QA_SYSTEM_HELP),
+        "strict_accuracy": num("Strict accuracy"),
+        "llm_hit_10": num("LLM hit@10", help="share of questions with a relevant top-10 chunk"),
+        "llm_precision_10": num("LLM precision@10", help="share of top-10 chunks relevant"),
+        "usd_per_1k": st.column_config.NumberColumn("$/1k queries", format="$%.2f"),
+        "run_cost_usd": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
+        "published_rank": st.column_config.NumberColumn(
+            "Published rank", help="The leaderboard's rank, by strict accuracy."
+        ),
+    },
+    key="qa_whatif_table",
+)
+command = whatif.qa_rescore_command(
+    float(threshold), published_threshold, chosen_prices, published_prices
+)
+if command is None:
+    st.caption("These are the published values; change one to see the command that applies it.")
+else:
+    st.markdown("Make it official (rebuilds the QA marts from the stored events):")
+    st.code(command, language="bash")
 
 significance = data.qa_significance(run_id, grader_id)
 accuracy_tests = significance[significance["metric"] == "accuracy"]

@@ -107,6 +107,7 @@ st.dataframe(
     table,
     hide_index=True,
     column_config={
+        "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
         "Strict accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
         "Δ vs previous (points)": st.column_config.NumberColumn(format="%+.1f"),
         "Leaderboard": st.column_config.LinkColumn("Leaderboard", display_text="open run"),
@@ -135,12 +136,103 @@ else:
         ),
         hide_index=True,
         column_config={
-            c: st.column_config.NumberColumn(format="%.1f")
-            for c in ("Mean (%)", "Min (%)", "Max (%)", "Range (points)", "Noise band (points)")
+            "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+            **{
+                c: st.column_config.NumberColumn(format="%.1f")
+                for c in ("Mean (%)", "Min (%)", "Max (%)", "Range (points)", "Noise band (points)")
+            },
         },
         key="qa_series_summary",
     )
     st.caption(
         "Mean and range describe the runs of the series as they happened; a range within the "
         "noise band means no run-to-run difference can be called for that lane."
+    )
+
+# --- per vertical and the run-1 view (fct_series_vertical_accuracy, series_run1) -------------
+
+LANE_KINDS = {
+    "vendor_answer": "Vendor's own answer (answer lanes)",
+    "search": "Synthesised from search results (search lanes)",
+    "closed_book": "Closed book (no search)",
+}
+
+verticals = data.series_vertical_accuracy(series, grader_id)
+run1 = data.series_run1(series, grader_id)
+if verticals is None or run1 is None:
+    st.info("This snapshot predates the per-vertical series marts; rebuild to see them.")
+    st.stop()
+
+confounds = sorted({str(c) for c in run1["order_confound"].dropna()})
+if confounds:
+    st.warning(ui.md_escape("Order confound: " + "; ".join(confounds) + "."))
+
+st.subheader("Per vertical")
+per_vertical = verticals[verticals["vertical"] != "(all)"]
+names = sorted(per_vertical["vertical"].unique().tolist())
+if not names:
+    st.caption("The question set has no topic / vertical column: only the overall curve.")
+else:
+    st.caption(
+        ui.md_escape(
+            f"Strict accuracy per run in each vertical, {band_text} points shaded; lanes of "
+            "different kinds share a chart but not a rank."
+        )
+    )
+    cells = st.columns(min(len(names), 3))
+    for i, vertical in enumerate(names):
+        rows = per_vertical[per_vertical["vertical"] == vertical]
+        with cells[i % len(cells)]:
+            st.markdown(f"**{ui.md_escape(vertical)}** (n = {int(rows['n_attempted'].max())})")
+            st.altair_chart(
+                charts.series_with_band(
+                    rows.assign(run_index=rows["run_index"].astype(int)),
+                    x="run_index",
+                    y="strict_accuracy",
+                    lane="lane",
+                    band_points=bands[0] if bands else 0.0,
+                ),
+                width="stretch",
+            )
+
+st.subheader("Run 1 only")
+st.caption(
+    "For one-shot workloads: accuracy at the first run, ranked only among lanes of the same "
+    "kind (a vendor's own answer is never ranked with our synthesised answers). The change "
+    "since run 1 is learning + noise and cannot be separated."
+)
+vertical_options = ["(all)", *names]
+chosen_vertical = st.selectbox("Vertical", vertical_options, key="qa_series_run1_vertical")
+view = run1[run1["vertical"] == chosen_vertical]
+for kind, rows in view.groupby("lane_kind", sort=True):
+    st.markdown(f"**{ui.md_escape(LANE_KINDS.get(kind, kind))}**")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Rank (run 1)": rows["run1_rank"],
+                "Lane": rows["lane"],
+                "Run 1 accuracy (%)": rows["run1_accuracy"] * 100,
+                "Questions": rows["run1_n_attempted"],
+                "Last run": rows["last_run_index"],
+                "Last run accuracy (%)": rows["last_accuracy"] * 100,
+                "Change since run 1 (points)": rows["change_since_run1"] * 100,
+                "Call": [
+                    f"within {band_text}: not called" if bool(w) else "outside the noise band"
+                    for w in rows["change_within_noise_band"].fillna(True)
+                ],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            "Rank (run 1)": st.column_config.NumberColumn(
+                "Rank (run 1)", help="Among lanes of this kind only; ties share a rank."
+            ),
+            "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+            "Run 1 accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
+            "Last run accuracy (%)": st.column_config.NumberColumn(format="%.1f"),
+            "Change since run 1 (points)": st.column_config.NumberColumn(
+                format="%+.1f", help="Learning + noise: the order confound."
+            ),
+        },
+        key=f"qa_series_run1_{kind}",
     )

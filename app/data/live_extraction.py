@@ -81,3 +81,14 @@ def anchors(run_id: str, url: str) -> pd.DataFrame:
         run_id,
         url,
     )
+
+
+def by_vertical(run_id: str) -> pd.DataFrame:
+    """Per (vertical, engine) of one run, every vertical but 'all': the composite and the
+    components the chart and its table show."""
+    return _query(
+        "select vertical, system, composite, completeness, token_f1, useful_success_rate, "
+        "urls_scored from marts.live_extraction_leaderboard "
+        "where run_id = ? and vertical <> 'all' order by vertical, composite desc, system",
+        run_id,
+    )

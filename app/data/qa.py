@@ -425,3 +425,101 @@ def series_summary(series: str, grader_id: str) -> pd.DataFrame:
             for values in frame["accuracies"]
         ]
     return frame
+
+
+# QA what-if inputs: the chunks and relevance verdicts behind llm_hit_10 / llm_precision_10 -----
+
+# The landed answer rows with a chunks event, the chunk ranks that event returned, and the run's
+# relevance judge (run_started spec, as int_qa_runs reads it).
+_QA_WHATIF_CHUNKS_SQL = """
+with judge as (
+    select any_value(payload ->> '$.spec.relevance_judge.judge_id') as judge_id
+    from marts.dim_events
+    where run_id = ? and event_type = 'run_started'
+)
+select
+    answers.lane,
+    answers.item_id,
+    cast(chunks.payload ->> 'attempt' as bigint) as attempt,
+    list_transform(
+        coalesce(from_json(chunks.payload -> 'chunks', '[{"rank": "BIGINT"}]'), []), c -> c.rank
+    ) as ranks,
+    (select judge_id from judge) as judge_id,
+    answers.relevance_threshold
+from marts.fct_qa_answers as answers
+inner join marts.dim_events as chunks on chunks.event_id = answers.chunks_event_id
+where answers.run_id = ? and answers.grader_id = ? and answers.landed
+order by answers.lane, answers.sample_order, answers.item_id
+"""
+
+_QA_WHATIF_GRADES_SQL = """
+select
+    payload ->> 'lane' as lane,
+    payload ->> 'item_id' as item_id,
+    cast(payload ->> 'attempt' as bigint) as attempt,
+    cast(payload ->> 'rank' as bigint) as rank,
+    payload ->> 'judge_id' as judge_id,
+    cast(payload ->> 'grade' as bigint) as grade,
+    occurred_at,
+    event_id
+from marts.dim_events
+where run_id = ? and event_type = 'relevance_graded'
+"""
+
+
+def qa_whatif_inputs(run_id: str, grader_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(chunks, grades) of one (run, grader regime) for app.whatif.qa_relevance."""
+    chunks = _query(_QA_WHATIF_CHUNKS_SQL, run_id, run_id, grader_id)
+    grades = _query(_QA_WHATIF_GRADES_SQL, run_id)
+    return chunks, grades
+
+
+# Series per vertical and the run-1 view (fct_series_vertical_accuracy, series_run1) ------------
+
+_SERIES_VERTICAL_SQL = """
+select *
+from marts.fct_series_vertical_accuracy
+where series = ? and grader_id = ?
+order by vertical, lane, run_index
+"""
+
+_SERIES_RUN1_SQL = """
+select *
+from marts.series_run1
+where series = ? and grader_id = ?
+order by lane_kind, vertical, run1_rank, lane
+"""
+
+
+def series_vertical_accuracy(series: str, grader_id: str) -> pd.DataFrame | None:
+    """Accuracy per run per vertical ('(all)' = every question) with lane_kind; None when the
+    snapshot predates the mart."""
+    try:
+        return _query(_SERIES_VERTICAL_SQL, series, grader_id)
+    except duckdb.CatalogException:
+        return None
+
+
+def series_run1(series: str, grader_id: str) -> pd.DataFrame | None:
+    """The run-1-only view per (lane, vertical), ranked within the lane kind; None when the
+    snapshot predates the mart."""
+    try:
+        return _query(_SERIES_RUN1_SQL, series, grader_id)
+    except duckdb.CatalogException:
+        return None
+
+
+_QA_LANE_KINDS_SQL = """
+select
+    system.value ->> 'name' as lane,
+    system.value ->> '$.settings.lane_kind' as declared_kind
+from marts.dim_events as events, json_each(events.payload -> 'systems') as system
+where events.run_id = ? and events.event_type = 'run_started'
+"""
+
+
+def qa_answer_lanes(run_id: str) -> set[str]:
+    """The lanes a run declared as the vendor's own answer product (settings.lane_kind =
+    'vendor_answer', as int_qa_lane_kinds reads it)."""
+    kinds = _query(_QA_LANE_KINDS_SQL, run_id)
+    return set(kinds.loc[kinds["declared_kind"] == "vendor_answer", "lane"])

@@ -40,6 +40,8 @@ PAGES = {
     "draco_leaderboard": "Deep research leaderboard",
     "draco_criteria": "Deep research criteria",
     "draco_lineage": "Deep research lineage",
+    "live_extraction": "Live-URL extraction",
+    "imports": "Imported results",
 }
 
 # Marks drawn per chart, per Vega mark group: our charts are SVG (app/charts.py), so each mark
@@ -56,6 +58,38 @@ el => {
 """
 
 
+def render(guarded, url: str, path: str, n_charts: int | None = None) -> list[dict[str, int]]:
+    """Open one page, wait until its script run is over and every chart has drawn its SVG,
+    check there is no exception box and no "Page not found", screenshot it; the marks per
+    chart (COUNT_MARKS), in page order."""
+    expect = sync_api.expect
+    page = guarded.page
+    page.goto(f"{url}/{path}")
+    expect(page.get_by_role("heading", name=PAGES[path]).first).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    if n_charts:
+        expect(charts).to_have_count(n_charts, timeout=RENDER_TIMEOUT_MS)
+    # the script run is over: no "Running" widget and no skeleton placeholder left
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
+        timeout=RENDER_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')]"
+        ".every(c => c.querySelector('svg g.role-mark'))",
+        timeout=RENDER_TIMEOUT_MS,
+    )
+    assert page.locator('[data-testid="stException"]').count() == 0, path
+    assert page.get_by_text("Page not found").count() == 0, path
+    guarded.shoot(path or "home")
+    marks = [charts.nth(i).evaluate(COUNT_MARKS) for i in range(charts.count())]
+    assert all(m and sum(m.values()) > 0 for m in marks), (path, marks)
+    return marks
+
+
 @pytest.fixture(scope="session")
 def real_source(tmp_path_factory: pytest.TempPathFactory) -> RealSnapshot:
     return real_snapshot(tmp_path_factory)
@@ -65,7 +99,6 @@ def test_every_page_renders_and_its_charts_draw(
     real_source: RealSnapshot, bench_home: Path, tmp_path: Path
 ) -> None:
     serve = install(real_source, bench_home)
-    expect = sync_api.expect
     n_engines = len(snapshot_rows(serve, "select system from marts.extraction_leaderboard"))
     n_lanes = len(snapshot_rows(serve, "select distinct lane from marts.qa_leaderboard"))
     # QA: accuracy CI, latency, cost (local lanes have a price of 0); DRACO per regime: CI,
@@ -75,30 +108,8 @@ def test_every_page_renders_and_its_charts_draw(
         running_app(bench_home, tmp_path / "streamlit.log") as url,
         guarded_page(tmp_path) as guarded,
     ):
-        page = guarded.page
-        for path, heading in PAGES.items():
-            page.goto(f"{url}/{path}")
-            expect(page.get_by_role("heading", name=heading).first).to_be_visible(
-                timeout=RENDER_TIMEOUT_MS
-            )
-            charts = page.locator('[data-testid="stVegaLiteChart"]')
-            if expected_charts.get(path):
-                expect(charts).to_have_count(expected_charts[path], timeout=RENDER_TIMEOUT_MS)
-            # the script run is over (no "Running" widget) and every chart has drawn its SVG
-            page.wait_for_function(
-                "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                timeout=RENDER_TIMEOUT_MS,
-            )
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')]"
-                ".every(c => c.querySelector('svg g.role-mark'))",
-                timeout=RENDER_TIMEOUT_MS,
-            )
-            assert page.locator('[data-testid="stException"]').count() == 0, path
-            assert page.get_by_text("Page not found").count() == 0, path
-            guarded.shoot(path or "home")
-            marks = [charts.nth(i).evaluate(COUNT_MARKS) for i in range(charts.count())]
-            assert all(m and sum(m.values()) > 0 for m in marks), (path, marks)
+        for path in PAGES:
+            marks = render(guarded, url, path, expected_charts.get(path))
             if path == "extraction_leaderboard":
                 # shingle F1 ± std: one bar per engine (layer 0); p95 latency: one bar per engine
                 assert marks[0]["layer_0_marks"] == n_engines, marks

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -234,6 +237,66 @@ def test_qa_leaderboard_rank_first_human_names_and_charts(real: Path) -> None:
     # p50 and p95 per lane: one bar each where the mart has a value
     latencies = board[["latency_p50_ms", "latency_p95_ms"]].notna().sum().sum()
     assert chart_rows(charts[1]) == [int(latencies)]
+
+
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The one dataframe on the page that has `column`."""
+    (frame,) = [d.value for d in at.dataframe if column in d.value.columns]
+    return frame
+
+
+def bench_rescore(source: RealSnapshot, tmp_path: Path, command: str) -> Path:
+    """Run the panel's `bench rescore ...` on a copy of the fixture's home; its new snapshot."""
+    home = tmp_path / "rescore-home"
+    shutil.copytree(source.home, home)
+    args = shlex.split(command)
+    assert args[:2] == ["bench", "rescore"], command
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("bench")), *args[1:], "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return home / "serve.duckdb"
+
+
+def test_qa_whatif_threshold_and_price_equal_a_bench_rescore(
+    real: Path, real_source: RealSnapshot, tmp_path: Path
+) -> None:
+    published = snapshot_rows(real, "select * from marts.qa_leaderboard").set_index("lane")
+    at = open_page("qa_leaderboard")
+    # the published view first: the panel recomputes the published figures
+    panel = frame_with(at, "what_if_rank").set_index("lane")
+    for column in ("llm_hit_10", "llm_precision_10", "usd_per_1k", "run_cost_usd"):
+        assert panel[column].to_dict() == pytest.approx(
+            published[column].to_dict(), abs=1e-12, nan_ok=True
+        ), column
+    assert not at.code  # nothing changed, no command
+
+    at.slider(key="qa_whatif_threshold").set_value(3)
+    at.number_input(key="qa_whatif_price_local-bm25").set_value(2.5)
+    at.selectbox(key="qa_whatif_rank_by").set_value("llm_precision_10")
+    at.run()
+    assert not at.exception
+    command = at.code[0].value
+    assert command == "bench rescore --umbrela-threshold 3 --lane-prices local-bm25=2.5"
+    panel = frame_with(at, "what_if_rank")
+
+    rescored = snapshot_rows(
+        bench_rescore(real_source, tmp_path, command), "select * from marts.qa_leaderboard"
+    ).set_index("lane")
+    by_lane = panel.set_index("lane")
+    for column in ("llm_hit_10", "llm_precision_10", "usd_per_1k", "run_cost_usd"):
+        assert by_lane[column].to_dict() == pytest.approx(
+            rescored[column].to_dict(), abs=1e-12, nan_ok=True
+        ), column
+    # the threshold did change the relevance figures, and the rank follows the chosen metric
+    moved = by_lane["llm_precision_10"].sub(published["llm_precision_10"]).abs()
+    assert (moved > 1e-9).any()
+    ranked = panel.dropna(subset=["llm_precision_10"])
+    assert ranked["llm_precision_10"].is_monotonic_decreasing
+    assert panel["what_if_rank"].iloc[0] == 1
 
 
 def test_draco_whatif_penalty_floor_equals_a_dbt_rescore(

@@ -61,6 +61,32 @@ def test_weights_replace_the_whole_set():
     assert math.fsum(weights.values()) == 1
 
 
+@pytest.mark.parametrize(
+    ("spec", "rule"),
+    [
+        ("brave_search=-1", ">= 0"),
+        ("brave_search=inf", ">= 0"),
+        ("brave_search=nan", ">= 0"),
+        ("brave_search=abc", "not a number"),
+        ("brave_search=1,brave_search=2", "given twice"),
+        ("brave_search", "LANE=USD_PER_1K"),
+        ("=3", "LANE=USD_PER_1K"),
+        (" , ", "at least one"),
+    ],
+)
+def test_bad_lane_prices_are_refused_naming_the_rule(spec, rule):
+    with pytest.raises(ValueError, match="--lane-prices") as error:
+        rescore.parse_lane_prices(spec)
+    assert rule in str(error.value)
+
+
+def test_lane_prices_parse_per_lane():
+    assert rescore.parse_lane_prices("brave_search=4.5, local-bm25=0") == {
+        "brave_search": 4.5,
+        "local-bm25": 0.0,
+    }
+
+
 def test_draco_overrides_must_name_registered_tasks_and_criteria(tmp_path):
     db = tmp_path / "warehouse.duckdb"
     with duckdb.connect(str(db)) as con:
