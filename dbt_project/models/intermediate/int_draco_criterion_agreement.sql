@@ -2,8 +2,8 @@
 -- the criterion (fct_draco_criterion_agreement adds the weight in effect). Reads the counted
 -- samples and the pass threshold only, so a new weight or penalty floor does not re-aggregate
 -- the verdict-size rows.
--- Incremental per run, like int_draco_criterion_samples (a rescore of the threshold builds it
--- in full).
+-- Incremental per run, like int_draco_criterion_samples (every run after a change of
+-- scoring vars, e.g. the pass threshold).
 -- depends_on: {{ ref('stg_events') }}
 {{ config(
     materialized='incremental',
@@ -111,7 +111,7 @@ final as (
                 then cast(across_lanes.n_lanes_judges_differ as double) / across_lanes.n_lanes_multi_judged
         end as judge_disagreement_share,
         criteria.criterion_event_id,
-        {{ newest_load_id() }} as _load_id
+        {{ per_run_cursor_columns() }}
     from criteria
     left join groups
         on criteria.run_id = groups.run_id

@@ -157,7 +157,7 @@ final as (
         n_met_overridden_samples,
         report_event_id,
         verdict_event_ids,
-        {{ newest_load_id() }} as _load_id
+        {{ per_run_cursor_columns() }}
     from measured
 
 )
