@@ -23,6 +23,8 @@
 -- Incremental per run (macros/incremental_events.sql): only the runs with a new event are
 -- scored again (every run after a change of scoring vars).
 -- depends_on: {{ ref('stg_events') }}
+{#- the scoring vars its rows depend on -#}
+{%- set scoring_inputs = ['draco_penalty_floor', 'draco_weight_override_rows', 'draco_pass_threshold'] %}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -34,21 +36,21 @@ with
 items as (
 
     select * from {{ ref('int_draco_items_resolved') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 criteria as (
 
     select * from {{ ref('int_draco_criteria_scored') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 axes as (
 
     select * from {{ ref('int_draco_item_axes_scored') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
@@ -177,5 +179,5 @@ final as (
 
 select
     *,
-    {{ per_run_cursor_columns() }}
+    {{ per_run_cursor_columns(scoring_inputs) }}
 from final
