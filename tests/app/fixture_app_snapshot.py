@@ -8,7 +8,8 @@ fails the app tests:
   small corpora written here. `app-articles` has a page whose text and ground truth carry an
   HTML/JS payload (escaped in the HTML, so the engines extract it as text) and an empty page
   that readability-lxml refuses (a real `Unparseable: Document is empty` failure); `app-live`
-  has an access-denied interstitial (a non-content page).
+  has an access-denied interstitial (a non-content page), and its run is interrupted (Ctrl-C)
+  after its second page, so its third page is missing and the run stays in progress.
 * question answering: a repeat-run series of two runs on five SimpleQA questions (the real test
   set, sampled with the simple-evals sampler), lanes `local-bm25` (the baseline, over a small
   document corpus written here) and the `brave_search` and `tavily_search_basic` vendor lanes
@@ -37,7 +38,7 @@ import pytest
 from bench.pipeline import event_log, refresh
 from bench.settings import shared_data_dir
 from collectors.extraction.corpus import load_corpus
-from collectors.extraction.runner import run_extraction
+from collectors.extraction.runner import plan_extraction, run_extraction
 from collectors.qa.lane_registry import build_lanes
 from collectors.qa.local_corpus import from_documents_jsonl
 from collectors.qa.offline import (
@@ -87,6 +88,10 @@ LIBRARY = (
     "The new public library opens with forty thousand books, a maker space and a reading "
     "garden on the roof. Membership is free for residents."
 )
+MARKET = (
+    "Farmers at the Saturday market reported record sales of heritage apples, with twelve "
+    "varieties on sale and queues before eight in the morning."
+)
 
 
 def _article(title: str, text: str) -> str:
@@ -111,8 +116,10 @@ CORPORA: dict[str, dict[str, tuple[str, str, str]]] = {
             LIBRARY,
             "<html><body><p>Access denied. Please verify you are human.</p></body></html>",
         ),
+        "live-0003": ("https://market.example.net/apples", MARKET, _article("Apples", MARKET)),
     },
 }
+INTERRUPTED = {"app-live": 2}  # corpus -> pages done when Ctrl-C arrives
 MALICIOUS_PAGE = ("app-articles", "trafilatura", "aeb-0004")
 FAILED_PAGE = ("app-articles", "readability-lxml", "aeb-0003")
 
@@ -129,6 +136,24 @@ def _write_corpus(root: Path, items: dict[str, tuple[str, str, str]]) -> Path:
     for item, (_, _, page) in items.items():
         (root / "html" / f"{item}.html.gz").write_bytes(gzip.compress(page.encode("utf-8")))
     return root
+
+
+def _extract(paths: BenchPaths, corpus, name: str) -> str:
+    """Run the engines on `corpus`; for an INTERRUPTED corpus, Ctrl-C after that many pages."""
+    plan = plan_extraction(corpus, ENGINES)
+    stop_after = INTERRUPTED.get(name)
+
+    def progress(done: int, total: int) -> None:
+        if stop_after is not None and done == stop_after * len(ENGINES):
+            raise KeyboardInterrupt
+
+    try:
+        run_extraction(
+            event_log(paths), corpus, ENGINES, argv=extraction_argv(name), on_progress=progress
+        )
+    except KeyboardInterrupt:
+        assert stop_after is not None
+    return plan.run_id
 
 
 # --- question answering ------------------------------------------------------------------------
@@ -303,9 +328,7 @@ def build_app_snapshot(home: Path) -> AppSnapshot:
     shas: dict[str, str] = {}
     for name, items in CORPORA.items():
         corpus = load_corpus(_write_corpus(paths.home / "corpora" / name, items), name=name)
-        runs[name] = run_extraction(
-            event_log(paths), corpus, ENGINES, argv=extraction_argv(name)
-        ).run_id
+        runs[name] = _extract(paths, corpus, name)
         shas[name] = corpus.dataset.sha256
     qa_runs, questions = _qa_series(paths)
     refresh(paths)
