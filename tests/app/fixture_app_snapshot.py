@@ -174,8 +174,8 @@ MALICIOUS_SEARCH = (1, "brave_search", 0)  # run index, lane, question index
 FAILED_SEARCH = (1, "tavily_search_basic", 0)
 # FAST backoff: the failed search retries in milliseconds, not seconds.
 POLICY = {"backoff_base_s": 0.001, "backoff_cap_s": 0.005}
-# The local corpus answers questions 0, 2 and 4, states a wrong count for question 3 and says
-# nothing about question 1 (the offline synthesiser then does not attempt it).
+# The local corpus answers questions 0, 2 and 4, states a wrong count for question 3 and shares
+# no word with question 1 (BM25 finds nothing: a landed zero-results non-answer, graded C).
 LOCAL_DOCUMENTS = (
     (
         "https://en.wikipedia.org/wiki/Mandi_Bahauddin",
