@@ -7,7 +7,8 @@
   edited), the build is a `--full-refresh`, so an incremental table never keeps rows made by
   older SQL. The fingerprint of the project is kept beside the warehouse file.
 * A rescore builds only the models that read a changed var and what is downstream of them
-  (`models_reading_vars`, from dbt's manifest).
+  (`models_reading_vars`, from dbt's manifest), each in full: an incremental model that reads
+  a var (per-run, e.g. int_draco_criterion_agreement) has no new events to go by.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ def dbt_build(
         command += ["--select", *selected]
     if complete and selected:
         command += VERDICT_GRAIN_TESTS
-    if full:
+    if full or not complete:  # an explicit selection (a rescore) rebuilds what it selects
         command.append("--full-refresh")
     try:
         run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)

@@ -47,3 +47,23 @@
         ''
     {%- endif -%}
 {%- endmacro %}
+
+{#- Per-run incremental models (issue #8): a model whose rows are a function of one run's
+    events is rebuilt for the runs that got an event since its last build and kept for the
+    others (`incremental_strategy='delete+insert', unique_key='run_id'`). Each row carries the
+    warehouse's newest `_load_id` at the build that wrote it, so `last_load_id()` is that
+    build's cursor. A correction event forces a full refresh (bench/dbt_build.py) and a rescore
+    builds what it selects in full, so nothing but new events of a run can change its rows. -#}
+{% macro newest_load_id() -%}
+    (select coalesce(max(_load_id), '') from {{ ref('stg_events') }})
+{%- endmacro %}
+
+{#- `and <run_column> in (runs with a new event)` in an incremental build, nothing otherwise. -#}
+{% macro only_runs_with_new_events(run_column='run_id') -%}
+    {%- if is_incremental() %}
+        and {{ run_column }} in (
+            select distinct run_id from {{ ref('stg_events') }}
+            where _load_id > {{ last_load_id() }}
+        )
+    {%- endif -%}
+{%- endmacro %}
