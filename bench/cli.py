@@ -18,7 +18,7 @@ from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
 from bench.help import MAIN_EPILOG, VersionOption, add_examples
-from bench.options import HomeOption
+from bench.options import HomeOption, ScoreOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
@@ -100,7 +100,7 @@ def run_extraction_cmd(
     retry_failed: Annotated[
         bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")
     ] = False,
-    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    score: ScoreOption = True,
     urls: Annotated[
         Path | None,
         typer.Option(help="Live-URL benchmark: a url,vertical[,render] CSV or JSONL to fetch."),
@@ -202,7 +202,7 @@ def import_predictions_cmd(
         str | None, typer.Option(help="Version of that system (default: the file's own `version`).")
     ] = None,
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
-    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    score: ScoreOption = True,
     home: HomeOption = None,
 ) -> None:
     """Import another extractor's predictions (upstream predictions format) as events."""

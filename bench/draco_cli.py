@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench import pipeline, preflight_view, run_report
-from bench.options import HomeOption
+from bench.options import HomeOption, PlanJsonOption, ScoreOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
 from collectors.draco.judge import DEFAULT_JUDGE_SPEC
@@ -248,7 +248,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         list_systems: Annotated[
             bool, typer.Option("--list-systems", help="List the research systems and exit.")
         ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Tasks, criteria, judge calls (criteria × samples × systems) and cost, calling nothing."""
@@ -312,7 +312,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         preflight: Annotated[
             bool, typer.Option(help="One judge call before any research (catches a bad key).")
         ] = True,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Run research systems on rubric tasks and judge every criterion (resumable)."""
@@ -342,7 +342,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         judge: JudgeOption = DEFAULT_JUDGE_SPEC,
         samples: SamplesOption = 3,
         judge_concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Judge a run's stored reports again (another judge, prompt or sample count).

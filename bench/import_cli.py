@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import pipeline
-from bench.options import HomeOption
+from bench.options import HomeOption, ScoreOption
 from bench.qa_cli import GraderOption, JudgeOption, SynthOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
@@ -23,7 +23,9 @@ console = Console(stderr=True)
 
 DRACO_FORMATS = "valyu | nimble | csv"
 SHOWN_IDS = 10
-ScoreOption = Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")]
+SimpleqaFileOption = Annotated[
+    Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
+]
 
 
 def _ids(ids: list[str]) -> str:
@@ -65,7 +67,7 @@ def register(
         dataset_file: Annotated[
             Path | None, typer.Option(help="Local copy of DRACO's test.jsonl (verified).")
         ] = None,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Import another harness's DRACO results (verdicts and/or reports) as events.
@@ -139,10 +141,8 @@ def register(
             str,
             typer.Option(help="'simpleqa' (the pinned test set), 'demo' or a question-set file."),
         ] = "simpleqa",
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
-        ] = None,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        dataset_file: SimpleqaFileOption = None,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Import another harness's SimpleQA rows, joined to the questions by text.
@@ -197,9 +197,7 @@ def register(
             str,
             typer.Option(help="The question set the run was imported against (as for the import)."),
         ] = "simpleqa",
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
-        ] = None,
+        dataset_file: SimpleqaFileOption = None,
         score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:

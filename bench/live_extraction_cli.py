@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bench.options import HomeOption
+from bench.options import HomeOption, PlanJsonOption
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -151,7 +151,7 @@ def register(plan_app: typer.Typer) -> None:
         ] = None,
         render: RenderOption = "auto",
         limit: Annotated[int | None, typer.Option(min=1, help="Only the first N URLs.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Plan a live-URL extraction run: its id, engines, units and vendor requests; nothing is fetched."""
