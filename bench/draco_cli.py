@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench import pipeline, preflight_view, run_report
@@ -129,16 +128,6 @@ def _corpus(corpus: str, paths: BenchPaths):
     return load_local_corpus(Path(corpus))
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    )
-
-
 def _print_summary(summary) -> None:
     table = Table(title=f"run {summary.run_id}")
     table.add_column("what")
@@ -213,8 +202,7 @@ def run_rubric(
     the_judge = build_judge(judge, samples=samples)
     if preflight:
         _preflight(plan.lanes, the_judge)
-    with _progress() as progress:
-        bar = progress.add_task(f"{task_set.name}: research + judging", total=None)
+    with run_report.unit_progress(console, f"{task_set.name}: research + judging") as on_progress:
         summary = run_draco(
             pipeline.event_log(paths),
             plan,
@@ -223,7 +211,7 @@ def run_rubric(
             max_research_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
             argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            on_progress=on_progress,
         )
     _print_summary(summary)
     return summary
@@ -354,8 +342,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         from collectors.draco.runner import rejudge
 
         paths = paths_for(home)
-        with _progress() as progress:
-            bar = progress.add_task(f"rejudging {run_id}", total=None)
+        with run_report.unit_progress(console, f"rejudging {run_id}") as on_progress:
             summary = rejudge(
                 pipeline.event_log(paths),
                 run_id,
@@ -363,7 +350,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
                 NORMALIZER,
                 judge_concurrency=judge_concurrency,
                 argv=sys.argv[1:],
-                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+                on_progress=on_progress,
             )
         _print_summary(summary)
         if score:

@@ -28,6 +28,14 @@ SimpleqaFileOption = Annotated[
 ]
 
 
+def _refresh(paths: BenchPaths, *, announce: bool = True) -> None:
+    """Ingest, build and publish after an import or a correction (--score)."""
+    with console.status("loading events, building marts, publishing"):
+        pipeline.refresh(paths)
+    if announce:
+        console.print(f"published {paths.serve_db}")
+
+
 def _ids(ids: list[str]) -> str:
     more = f" … (+{len(ids) - SHOWN_IDS} more)" if len(ids) > SHOWN_IDS else ""
     return ", ".join(ids[:SHOWN_IDS]) + more
@@ -117,9 +125,7 @@ def register(
                     f"re-judge its reports with: bench rejudge {s.run_id} --judge offline"
                 )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
     @import_app.command("qa-results")
     def import_qa_results_cmd(
@@ -183,9 +189,7 @@ def register(
             "unmatched rows", summary.unmatched_ids, "no SimpleQA question has that text"
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
     @import_app.command("regrade-qa")
     def regrade_qa_cmd(
@@ -229,9 +233,7 @@ def register(
             f"(as the file records), {summary.skipped_existing} already done"
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
 
 def _print_corrections(corrections, written: int) -> None:
@@ -300,8 +302,7 @@ def _register_corrections(
         )
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)
 
     @app.command("supersede-verdict")
     def supersede_cmd(
@@ -332,8 +333,7 @@ def _register_corrections(
         )
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)
 
     @import_app.command("corrections")
     def import_corrections_cmd(
@@ -351,5 +351,4 @@ def _register_corrections(
         corrections = parse_corrections_file(log, file, sys.argv[1:])
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)

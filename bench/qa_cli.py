@@ -149,19 +149,10 @@ def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bo
 
 
 def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from collectors.qa.runner import run_qa
 
     synthesizer, grader, judge = roles
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    ) as progress:
-        task = progress.add_task(f"{dataset.dataset.name}", total=None)
+    with run_report.unit_progress(console, f"{dataset.dataset.name}") as on_progress:
         summary = run_qa(
             pipeline.event_log(paths),
             dataset,
@@ -174,7 +165,7 @@ def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed
             series=series,
             retry_failed=retry_failed,
             argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=on_progress,
         )
     console.print(run_table(summary))
     if score:
