@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -205,6 +206,20 @@ class _ResearchHandler(_Handler):
 
 
 _CREATED = "2026-12-01T00:00:00Z"
+Document = Callable[["_ResearchHandler", _Run, str], dict]
+
+
+def _status_poll(document: Document, unknown_run: Any):
+    """A vendor's status endpoint: each GET counts one poll of the run and answers the run's
+    document in its new phase; an unknown run id gets a 404 with the vendor's error body."""
+
+    def answer(h: _ResearchHandler, request: dict, run_id: str):
+        run, phase = h._advance(run_id)
+        if run is None:
+            return 404, unknown_run
+        return 200, document(h, run, phase)
+
+    return answer
 
 
 def _nimble_run(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -285,11 +300,7 @@ def _exa_agent_submit(h: _ResearchHandler, request: dict):
     return 200, _exa_agent_document(h, run, "queued")
 
 
-def _exa_agent_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such run"}
-    return 200, _exa_agent_document(h, run, phase)
+_exa_agent_get = _status_poll(_exa_agent_document, {"error": "no such run"})
 
 
 def _exa_agent_list(h: _ResearchHandler, request: dict):
@@ -323,11 +334,7 @@ def _parallel_submit(h: _ResearchHandler, request: dict):
     return 200, _parallel_document(h, run, "queued")
 
 
-def _parallel_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such run"}
-    return 200, _parallel_document(h, run, phase)
+_parallel_get = _status_poll(_parallel_document, {"error": "no such run"})
 
 
 def _parallel_result(h: _ResearchHandler, request: dict, run_id: str):
@@ -380,11 +387,7 @@ def _openai_submit(h: _ResearchHandler, request: dict):
     return 200, _openai_document(h, run, "completed")
 
 
-def _openai_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such response"}}
-    return 200, _openai_document(h, run, phase)
+_openai_get = _status_poll(_openai_document, {"error": {"message": "no such response"}})
 
 
 def _gemini_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -427,11 +430,7 @@ def _gemini_submit(h: _ResearchHandler, request: dict):
     return 200, _gemini_document(h, run, "queued")
 
 
-def _gemini_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such interaction"}}
-    return 200, _gemini_document(h, run, phase)
+_gemini_get = _status_poll(_gemini_document, {"error": {"message": "no such interaction"}})
 
 
 def _gemini_models(h: _ResearchHandler, request: dict):
@@ -455,11 +454,7 @@ def _valyu_submit(h: _ResearchHandler, request: dict):
     return 200, _valyu_document(h, run, "queued")
 
 
-def _valyu_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such task"}
-    return 200, _valyu_document(h, run, phase)
+_valyu_get = _status_poll(_valyu_document, {"error": "no such task"})
 
 
 def _valyu_list(h: _ResearchHandler, request: dict):
@@ -491,11 +486,7 @@ def _tavily_submit(h: _ResearchHandler, request: dict):
     return 200, _tavily_document(h, run, "queued")  # tavily-python accepts only 200
 
 
-def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such request"}
-    return 200, _tavily_document(h, run, phase)
+_tavily_get = _status_poll(_tavily_document, {"error": "no such request"})
 
 
 def _perplexity_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -559,11 +550,7 @@ def _perplexity_submit(h: _ResearchHandler, request: dict):
     return 200, _perplexity_document(h, run, "queued")
 
 
-def _perplexity_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such response"}}
-    return 200, _perplexity_document(h, run, phase)
+_perplexity_get = _status_poll(_perplexity_document, {"error": {"message": "no such response"}})
 
 
 def _perplexity_models(h: _ResearchHandler, request: dict):
