@@ -7,7 +7,8 @@
   edited), the build is a `--full-refresh`, so an incremental table never keeps rows made by
   older SQL. The fingerprint of the project is kept beside the warehouse file.
 * A rescore builds only the models that read a changed var and what is downstream of them
-  (`models_reading_vars`, from dbt's manifest).
+  (`models_reading_vars`, from dbt's manifest). A per-run incremental model that reads a var
+  sees the change itself (macros/incremental_events.sql: `only_runs_with_new_events`).
 """
 
 from __future__ import annotations

@@ -129,11 +129,12 @@ def walk(command, path: str = ""):
 def add_examples(root):
     """Each command's examples as its epilog (the end of --help), and option type labels that
     say something: a flag shows none (not `<bool>`), a text option its own name."""
-    for path, command in walk(root):
+    for path, command in [("", root), *walk(root)]:
         lines = EXAMPLES.get(path)
         if lines:
             # typer's help joins an epilog's paragraphs: one paragraph per line keeps them apart.
             command.epilog = "\n\n".join(["Examples:", *(f"  $ {line}" for line in lines)])
+        _label_help_option(command)
         for param in getattr(command, "params", []):
             if getattr(param, "metavar", "set") is not None:
                 continue
@@ -142,6 +143,19 @@ def add_examples(root):
             elif param.param_type_name == "option" and _bare_type(param) == "str":
                 param.metavar = (param.name or "value").upper()
     return root
+
+
+def _label_help_option(command) -> None:
+    """click adds --help when help is rendered, not as a param: label it as the flag it is."""
+    make_help_option = command.get_help_option
+
+    def get_help_option(ctx):
+        option = make_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
 
 
 def _bare_type(param) -> str | None:

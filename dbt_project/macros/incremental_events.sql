@@ -47,3 +47,48 @@
         ''
     {%- endif -%}
 {%- endmacro %}
+
+{#- Per-run incremental models (issue #8): a model whose rows are a function of one run's
+    events (and of the scoring vars) is rebuilt for the runs that got an event since its last
+    build and kept for the others (`incremental_strategy='delete+insert', unique_key='run_id'`).
+    Each row carries the warehouse's newest `_load_id` at the build that wrote it (so
+    `last_load_id()` is that build's cursor) and the fingerprint of the scoring vars and seeds
+    it was built with: when they differ from the active ones (a rescore, `dbt run --vars ...`,
+    an edited seed), every run is rebuilt. A correction event forces a full refresh (bench/dbt_build.py). -#}
+{% macro newest_load_id() -%}
+    (select coalesce(max(_load_id), '') from {{ ref('stg_events') }})
+{%- endmacro %}
+
+{% macro scoring_fingerprint() -%}
+    {%- set values = {} -%}
+    {%- for name in scoring_var_names() + qa_var_names() + draco_var_names() -%}
+        {%- do values.update({name: scoring_var(name)}) -%}
+    {%- endfor -%}
+    {#- seeds are scoring inputs too (weight overrides, prices): their file checksums -#}
+    {%- for node in (graph.get('nodes') or {}).values() if node.resource_type == 'seed' -%}
+        {%- do values.update({'seed:' ~ node.name: node.checksum.checksum}) -%}
+    {%- endfor -%}
+    '{{ local_md5(tojson(values, sort_keys=true)) }}'
+{%- endmacro %}
+
+{#- The two bookkeeping columns of a per-run incremental model's rows. -#}
+{% macro per_run_cursor_columns() -%}
+    {{ newest_load_id() }} as _load_id,
+    {{ scoring_fingerprint() }} as _scoring_fingerprint
+{%- endmacro %}
+
+{#- `and <run_column> in (runs with a new event)` in an incremental build whose rows were built
+    with the active scoring vars; nothing otherwise (every run). -#}
+{% macro only_runs_with_new_events(run_column='run_id') -%}
+    {%- if execute and is_incremental() -%}
+        {%- set stale = run_query(
+            'select count(*) from ' ~ this ~ ' where _scoring_fingerprint <> ' ~ scoring_fingerprint()
+        ).columns[0].values()[0] -%}
+        {%- if stale == 0 %}
+        and {{ run_column }} in (
+            select distinct run_id from {{ ref('stg_events') }}
+            where _load_id > {{ last_load_id() }}
+        )
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}

@@ -54,7 +54,11 @@ def test_every_command_has_an_example_in_its_help() -> None:
 def test_flags_show_no_bool_and_text_options_show_their_name() -> None:
     text = _bench("run", "draco", "--help").stdout
     option_lines = [line for line in text.splitlines() if line.lstrip("│ ").startswith("--")]
-    bool_lines = [line for line in option_lines if "<bool>" in line and "--help" not in line]
+    assert any("--help" in line for line in option_lines)
+    for root_help in (_bench("--help").stdout, _bench("build", "-h").stdout):
+        assert "--version" in root_help or "--with-unit-tests" in root_help
+        assert "<bool>" not in root_help, root_help
+    bool_lines = [line for line in option_lines if "<bool>" in line]
     assert option_lines and not bool_lines, bool_lines
     assert any("--judge" in line and "JUDGE" in line for line in option_lines)
 

@@ -2,6 +2,15 @@
 -- the criterion (fct_draco_criterion_agreement adds the weight in effect). Reads the counted
 -- samples and the pass threshold only, so a new weight or penalty floor does not re-aggregate
 -- the verdict-size rows.
+-- Incremental per run, like int_draco_criterion_samples (every run after a change of
+-- scoring vars, e.g. the pass threshold).
+-- depends_on: {{ ref('stg_events') }}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='run_id',
+    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
+) }}
 {%- set threshold = draco_pass_threshold() %}
 -- One row per (run_id, item_id, criterion_id) of every deep-research run: how the criterion
 -- behaves across systems and judges, over the (lane, judge_id) groups that have samples of it.
@@ -17,6 +26,7 @@ with
 criteria as (
 
     select * from {{ ref('int_draco_criteria_registered') }}
+    where true {{ only_runs_with_new_events() }}
 
 ),
 
@@ -25,7 +35,7 @@ scored as (
     -- the counted samples, not int_draco_criteria_scored: agreement needs no weight, so the
     -- verdict-size rows are read without the weights joined on
     select * from {{ ref('int_draco_criterion_samples') }}
-    where judged
+    where judged {{ only_runs_with_new_events() }}
 
 ),
 
@@ -100,7 +110,8 @@ final as (
             when across_lanes.n_lanes_multi_judged > 0
                 then cast(across_lanes.n_lanes_judges_differ as double) / across_lanes.n_lanes_multi_judged
         end as judge_disagreement_share,
-        criteria.criterion_event_id
+        criteria.criterion_event_id,
+        {{ per_run_cursor_columns() }}
     from criteria
     left join groups
         on criteria.run_id = groups.run_id

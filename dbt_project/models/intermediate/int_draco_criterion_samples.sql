@@ -3,29 +3,43 @@
 -- sample filled with its least favourable verdict. Reads no scoring var, so a rescore (a new
 -- weight, floor or pass threshold) never re-aggregates the verdicts: int_draco_criteria_scored
 -- puts the weights in effect on these rows.
+-- Incremental per run (macros/incremental_events.sql): only the runs with a new event are
+-- counted again.
+-- depends_on: {{ ref('stg_events') }}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='run_id',
+    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
+) }}
+
 with
 
 items as (
 
     select * from {{ ref('int_draco_items_resolved') }}
+    where true {{ only_runs_with_new_events() }}
 
 ),
 
 criteria as (
 
     select * from {{ ref('int_draco_criteria_registered') }}
+    where true {{ only_runs_with_new_events() }}
 
 ),
 
 judges as (
 
     select * from {{ ref('int_draco_run_judges') }}
+    where true {{ only_runs_with_new_events() }}
 
 ),
 
 verdicts as (
 
     select * from {{ ref('int_draco_verdicts_resolved') }}
+    where true {{ only_runs_with_new_events() }}
 
 ),
 
@@ -142,7 +156,8 @@ final as (
         n_retried_samples,
         n_met_overridden_samples,
         report_event_id,
-        verdict_event_ids
+        verdict_event_ids,
+        {{ per_run_cursor_columns() }}
     from measured
 
 )
