@@ -91,6 +91,45 @@ def stop_with(message: str) -> None:
     st.stop()
 
 
+def _require_marts(status: Any, marts: str, results: str, how_to: str) -> Any:
+    """One family's empty state (its marts unreadable, of another contract version, or empty),
+    then end the page; or the family's status when its marts are there and hold rows."""
+    if status.ready:
+        return status
+    if status.state == "unreadable":
+        st.error("The serving snapshot exists but could not be read. " + how_to)
+        st.code(status.detail, language=None, wrap_lines=True)
+    elif status.state == "mismatch":
+        st.error(
+            f"The snapshot's {marts} marts do not have the columns of docs/warehouse-contract.md "
+            "(rebuild with a matching version of the dbt project). " + how_to
+        )
+        st.code("\n".join(status.missing), language=None)
+    else:
+        st.info(f"No {results} results to show yet. " + how_to)
+    st.text(f"Serving snapshot: {status.path} ({status.detail})")
+    st.stop()
+    raise AssertionError("unreachable: st.stop() ends the script run")
+
+
+def event_json(event: Any) -> None:
+    """One `dim_events` row as its log envelope, rendered inert (provider content inside)."""
+    st.json(
+        {
+            "event_id": event["event_id"],
+            "event_type": event["event_type"],
+            "run_id": event["run_id"],
+            "occurred_at": str(event["occurred_at"]),
+            "segment_line": event["segment_line"],
+            "producer": event["producer"],
+            "payload": event["payload"],
+            "content_sha256": event["content_sha256"],
+            "prev_sha256": event["prev_sha256"],
+        },
+        expanded=1,
+    )
+
+
 # --- question answering pages ------------------------------------------------------------------
 
 QA_HOW_TO = (
@@ -102,23 +141,7 @@ QA_HOW_TO = (
 
 def require_qa_snapshot() -> data.QaStatus:
     """Show the QA empty state and stop the page unless the QA marts are there and hold rows."""
-    status = data.qa_status()
-    if status.ready:
-        return status
-    if status.state == "unreadable":
-        st.error("The serving snapshot exists but could not be read. " + QA_HOW_TO)
-        st.code(status.detail, language=None, wrap_lines=True)
-    elif status.state == "mismatch":
-        st.error(
-            "The snapshot's QA marts do not have the columns of docs/warehouse-contract.md "
-            "(rebuild with a matching version of the dbt project). " + QA_HOW_TO
-        )
-        st.code("\n".join(status.missing), language=None)
-    else:
-        st.info("No question-answering results to show yet. " + QA_HOW_TO)
-    st.text(f"Serving snapshot: {status.path} ({status.detail})")
-    st.stop()
-    raise AssertionError("unreachable: st.stop() ends the script run")
+    return _require_marts(data.qa_status(), "QA", "question-answering", QA_HOW_TO)
 
 
 def pick(
@@ -251,24 +274,9 @@ DRACO_HOW_TO = (
 
 def require_draco_snapshot() -> data.DracoStatus:
     """Show the DRACO empty state and stop the page unless the DRACO marts hold rows."""
-    status = data.draco_status()
-    if status.ready:
-        return status
-    if status.state == "unreadable":
-        st.error("The serving snapshot exists but could not be read. " + DRACO_HOW_TO)
-        st.code(status.detail, language=None, wrap_lines=True)
-    elif status.state == "mismatch":
-        st.error(
-            "The snapshot's deep-research marts do not have the columns of "
-            "docs/warehouse-contract.md (rebuild with a matching version of the dbt project). "
-            + DRACO_HOW_TO
-        )
-        st.code("\n".join(status.missing), language=None)
-    else:
-        st.info("No deep-research (DRACO) results to show yet. " + DRACO_HOW_TO)
-    st.text(f"Serving snapshot: {status.path} ({status.detail})")
-    st.stop()
-    raise AssertionError("unreachable: st.stop() ends the script run")
+    return _require_marts(
+        data.draco_status(), "deep-research", "deep-research (DRACO)", DRACO_HOW_TO
+    )
 
 
 def points(value: Any, digits: int = 1) -> str:

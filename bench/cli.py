@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench import init_cli, pipeline, run_report, sql_cli
@@ -18,7 +17,7 @@ from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.dbt_runner import DbtError
 from bench.export import FORMATS, ExportError, export_mart, list_marts
 from bench.help import MAIN_EPILOG, VersionOption, add_examples
-from bench.options import HomeOption
+from bench.options import HomeOption, ScoreOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
@@ -63,17 +62,6 @@ def _paths(home: Path | None) -> BenchPaths:
     return BenchPaths.from_env(home).ensure()
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    )
-
-
 def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
     """Load, build (with dbt progress), publish; then the runs' headline figures."""
     run_report.refresh_and_report(paths, console, run_ids)
@@ -100,7 +88,7 @@ def run_extraction_cmd(
     retry_failed: Annotated[
         bool, typer.Option(help="Run failed (item, engine) pairs again as a new attempt.")
     ] = False,
-    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    score: ScoreOption = True,
     urls: Annotated[
         Path | None,
         typer.Option(help="Live-URL benchmark: a url,vertical[,render] CSV or JSONL to fetch."),
@@ -115,7 +103,7 @@ def run_extraction_cmd(
     if urls is not None:
         from bench import live_extraction_cli
 
-        summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit, _progress)
+        summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit)
         _print_run_summary(summary)
         if score:
             _refresh(paths, [summary.run_id])
@@ -202,7 +190,7 @@ def import_predictions_cmd(
         str | None, typer.Option(help="Version of that system (default: the file's own `version`).")
     ] = None,
     corpus: Annotated[str, typer.Option(help=CORPUS_HELP)] = "article-extraction-benchmark",
-    score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+    score: ScoreOption = True,
     home: HomeOption = None,
 ) -> None:
     """Import another extractor's predictions (upstream predictions format) as events."""
@@ -508,7 +496,7 @@ def demo(
     ran.append(draco_cli.run_demo(paths))
     from bench import live_extraction_cli
 
-    ran.append(live_extraction_cli.run_demo(paths, _progress))
+    ran.append(live_extraction_cli.run_demo(paths))
     run_report.refresh(paths, console)
     run_report.print_headlines(paths, None, console)
     out.print("ran " + "; ".join(ran) + f"\ndata root {paths.home}")
@@ -519,14 +507,15 @@ def demo(
 def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], **options):
     from collectors.extraction.runner import run_extraction
 
-    with _progress() as progress:
-        task = progress.add_task(f"extraction on {corpus_obj.dataset.name}", total=None)
+    with run_report.unit_progress(
+        console, f"extraction on {corpus_obj.dataset.name}"
+    ) as on_progress:
         return run_extraction(
             pipeline.event_log(paths),
             corpus_obj,
             engine_names,
             argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=on_progress,
             **options,
         )
 

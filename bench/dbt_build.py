@@ -7,8 +7,8 @@
   edited), the build is a `--full-refresh`, so an incremental table never keeps rows made by
   older SQL. The fingerprint of the project is kept beside the warehouse file.
 * A rescore builds only the models that read a changed var and what is downstream of them
-  (`models_reading_vars`, from dbt's manifest), each in full: an incremental model that reads
-  a var (per-run, e.g. int_draco_criterion_agreement) has no new events to go by.
+  (`models_reading_vars`, from dbt's manifest). A per-run incremental model that reads a var
+  sees the change itself (macros/incremental_events.sql: `only_runs_with_new_events`).
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def dbt_build(
         command += ["--select", *selected]
     if complete and selected:
         command += VERDICT_GRAIN_TESTS
-    if full or not complete:  # an explicit selection (a rescore) rebuilds what it selects
+    if full:
         command.append("--full-refresh")
     try:
         run_dbt(paths, command, dbt_vars=dbt_vars or None, warehouse_db=db, on_progress=on_progress)

@@ -10,11 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench import pipeline, preflight_view, run_report
-from bench.options import HomeOption
+from bench.options import HomeOption, PlanJsonOption, ScoreOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
 from collectors.draco.judge import DEFAULT_JUDGE_SPEC
@@ -129,16 +128,6 @@ def _corpus(corpus: str, paths: BenchPaths):
     return load_local_corpus(Path(corpus))
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    )
-
-
 def _print_summary(summary) -> None:
     table = Table(title=f"run {summary.run_id}")
     table.add_column("what")
@@ -213,8 +202,7 @@ def run_rubric(
     the_judge = build_judge(judge, samples=samples)
     if preflight:
         _preflight(plan.lanes, the_judge)
-    with _progress() as progress:
-        bar = progress.add_task(f"{task_set.name}: research + judging", total=None)
+    with run_report.unit_progress(console, f"{task_set.name}: research + judging") as on_progress:
         summary = run_draco(
             pipeline.event_log(paths),
             plan,
@@ -223,7 +211,7 @@ def run_rubric(
             max_research_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
             argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            on_progress=on_progress,
         )
     _print_summary(summary)
     return summary
@@ -248,7 +236,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         list_systems: Annotated[
             bool, typer.Option("--list-systems", help="List the research systems and exit.")
         ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Tasks, criteria, judge calls (criteria × samples × systems) and cost, calling nothing."""
@@ -312,7 +300,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         preflight: Annotated[
             bool, typer.Option(help="One judge call before any research (catches a bad key).")
         ] = True,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Run research systems on rubric tasks and judge every criterion (resumable)."""
@@ -342,7 +330,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         judge: JudgeOption = DEFAULT_JUDGE_SPEC,
         samples: SamplesOption = 3,
         judge_concurrency: Annotated[int, typer.Option(min=1, help="Judge calls in flight.")] = 4,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Judge a run's stored reports again (another judge, prompt or sample count).
@@ -354,8 +342,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         from collectors.draco.runner import rejudge
 
         paths = paths_for(home)
-        with _progress() as progress:
-            bar = progress.add_task(f"rejudging {run_id}", total=None)
+        with run_report.unit_progress(console, f"rejudging {run_id}") as on_progress:
             summary = rejudge(
                 pipeline.event_log(paths),
                 run_id,
@@ -363,7 +350,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
                 NORMALIZER,
                 judge_concurrency=judge_concurrency,
                 argv=sys.argv[1:],
-                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+                on_progress=on_progress,
             )
         _print_summary(summary)
         if score:

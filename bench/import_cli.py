@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import pipeline
-from bench.options import HomeOption
+from bench.options import HomeOption, ScoreOption
 from bench.qa_cli import GraderOption, JudgeOption, SynthOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
@@ -23,7 +23,17 @@ console = Console(stderr=True)
 
 DRACO_FORMATS = "valyu | nimble | csv"
 SHOWN_IDS = 10
-ScoreOption = Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")]
+SimpleqaFileOption = Annotated[
+    Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
+]
+
+
+def _refresh(paths: BenchPaths, *, announce: bool = True) -> None:
+    """Ingest, build and publish after an import or a correction (--score)."""
+    with console.status("loading events, building marts, publishing"):
+        pipeline.refresh(paths)
+    if announce:
+        console.print(f"published {paths.serve_db}")
 
 
 def _ids(ids: list[str]) -> str:
@@ -65,7 +75,7 @@ def register(
         dataset_file: Annotated[
             Path | None, typer.Option(help="Local copy of DRACO's test.jsonl (verified).")
         ] = None,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Import another harness's DRACO results (verdicts and/or reports) as events.
@@ -115,9 +125,7 @@ def register(
                     f"re-judge its reports with: bench rejudge {s.run_id} --judge offline"
                 )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
     @import_app.command("qa-results")
     def import_qa_results_cmd(
@@ -139,10 +147,8 @@ def register(
             str,
             typer.Option(help="'simpleqa' (the pinned test set), 'demo' or a question-set file."),
         ] = "simpleqa",
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
-        ] = None,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        dataset_file: SimpleqaFileOption = None,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Import another harness's SimpleQA rows, joined to the questions by text.
@@ -183,9 +189,7 @@ def register(
             "unmatched rows", summary.unmatched_ids, "no SimpleQA question has that text"
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
     @import_app.command("regrade-qa")
     def regrade_qa_cmd(
@@ -197,9 +201,7 @@ def register(
             str,
             typer.Option(help="The question set the run was imported against (as for the import)."),
         ] = "simpleqa",
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of simple_qa_test_set.csv (verified).")
-        ] = None,
+        dataset_file: SimpleqaFileOption = None,
         score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
@@ -231,9 +233,7 @@ def register(
             f"(as the file records), {summary.skipped_existing} already done"
         )
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
-            console.print(f"published {paths.serve_db}")
+            _refresh(paths)
 
 
 def _print_corrections(corrections, written: int) -> None:
@@ -302,8 +302,7 @@ def _register_corrections(
         )
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)
 
     @app.command("supersede-verdict")
     def supersede_cmd(
@@ -334,8 +333,7 @@ def _register_corrections(
         )
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)
 
     @import_app.command("corrections")
     def import_corrections_cmd(
@@ -353,5 +351,4 @@ def _register_corrections(
         corrections = parse_corrections_file(log, file, sys.argv[1:])
         _print_corrections(corrections, append_corrections(log, corrections))
         if score:
-            with console.status("loading events, building marts, publishing"):
-                pipeline.refresh(paths)
+            _refresh(paths, announce=False)

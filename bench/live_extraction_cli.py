@@ -16,7 +16,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bench.options import HomeOption
+from bench import run_report
+from bench.options import HomeOption, PlanJsonOption
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -65,27 +66,25 @@ def plan_cmd(
     )
 
 
-def run_cmd(
-    paths: BenchPaths, urls: Path, systems: str | None, render: str, limit: int | None, progress
-):
+def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, limit: int | None):
     """Collect; the caller prints the summary and refreshes the marts."""
     from bench import pipeline
     from bench.qa_cli import _base_url_overrides
     from collectors.extraction.live.runner import run_live_extraction
 
     plan = _plan(urls, systems, render, limit)
-    with progress() as bar:
-        task = bar.add_task(f"live extraction on {plan.corpus.dataset.name}", total=None)
+    description = f"live extraction on {plan.corpus.dataset.name}"
+    with run_report.unit_progress(console, description) as on_progress:
         return run_live_extraction(
             pipeline.event_log(paths),
             plan,
             base_urls=_base_url_overrides(os.environ),
             argv=sys.argv[1:],
-            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+            on_progress=on_progress,
         )
 
 
-def run_demo(paths: BenchPaths, progress) -> str:
+def run_demo(paths: BenchPaths) -> str:
     """The demo's live benchmark: the loopback site (benchmark pages + every failure path), the
     three reference engines through the local fetcher, no keys."""
     from bench import pipeline
@@ -104,13 +103,14 @@ def run_demo(paths: BenchPaths, progress) -> str:
     with LoopbackSite(benchmark, articles=10, slow_s=0.5, port=DEMO_PORT) as site:
         corpus = load_urls(site.write_corpus(paths.cache_dir / "live-demo-urls.csv"))
         plan = plan_live_extraction(corpus, DEFAULT_LIVE_SYSTEMS.split(","), render="auto")
-        with progress() as bar:
-            task = bar.add_task("live extraction on the loopback site", total=None)
+        with run_report.unit_progress(
+            console, "live extraction on the loopback site"
+        ) as on_progress:
             summary = run_live_extraction(
                 pipeline.event_log(paths),
                 plan,
                 argv=sys.argv[1:],
-                on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+                on_progress=on_progress,
             )
     return f"live extraction: {len(plan.systems)} local engines on {len(plan.items)} loopback URLs ({summary.status})"
 
@@ -151,7 +151,7 @@ def register(plan_app: typer.Typer) -> None:
         ] = None,
         render: RenderOption = "auto",
         limit: Annotated[int | None, typer.Option(min=1, help="Only the first N URLs.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Plan a live-URL extraction run: its id, engines, units and vendor requests; nothing is fetched."""

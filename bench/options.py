@@ -11,3 +11,6 @@ HomeOption = Annotated[
         "--home", help="Data root (default: $BENCH_HOME or ./.bench).", show_default=False
     ),
 ]
+ScoreOption = Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")]
+PlanJsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable plan.")]
+SeriesOption = Annotated[str | None, typer.Option(help="Repeat-run series name.")]

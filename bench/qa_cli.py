@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import pipeline, preflight_view, run_report
-from bench.options import HomeOption
+from bench.options import HomeOption, PlanJsonOption, ScoreOption, SeriesOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
 
@@ -52,6 +52,9 @@ GraderOption = Annotated[
 JudgeOption = Annotated[
     str, typer.Option(help="UMBRELA relevance judge: offline | none | <llm spec>.")
 ]
+RetryFailedOption = Annotated[bool, typer.Option(help="Retry units whose outcome was 'failed'.")]
+SimpleqaFileOption = Annotated[Path | None, typer.Option(help="Local copy of the SimpleQA CSV.")]
+QuestionsOption = Annotated[str, typer.Option(help="Question set CSV/JSONL, or 'demo'.")]
 
 
 def _roles(paths: BenchPaths, synthesizer: str, grader: str, relevance_judge: str):
@@ -146,19 +149,10 @@ def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bo
 
 
 def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from collectors.qa.runner import run_qa
 
     synthesizer, grader, judge = roles
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    ) as progress:
-        task = progress.add_task(f"{dataset.dataset.name}", total=None)
+    with run_report.unit_progress(console, f"{dataset.dataset.name}") as on_progress:
         summary = run_qa(
             pipeline.event_log(paths),
             dataset,
@@ -171,7 +165,7 @@ def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed
             series=series,
             retry_failed=retry_failed,
             argv=sys.argv[1:],
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=on_progress,
         )
     console.print(run_table(summary))
     if score:
@@ -232,15 +226,13 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         lanes: LanesOption = "local-bm25,closed-book",
         limit: LimitOption = None,
         random_state: SeedOption = 0,
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of the SimpleQA CSV.")
-        ] = None,
+        dataset_file: SimpleqaFileOption = None,
         corpus: CorpusOption = "demo",
         synthesizer: SynthOption = "offline",
         grader: GraderOption = "offline",
         relevance_judge: JudgeOption = "offline",
-        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        series: SeriesOption = None,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Plan a SimpleQA run: sampled row positions, questions, calls per lane, estimated cost."""
@@ -258,7 +250,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
 
     @plan_app.command("qa")
     def plan_qa_cmd(
-        questions: Annotated[str, typer.Option(help="Question set CSV/JSONL, or 'demo'.")] = "demo",
+        questions: QuestionsOption = "demo",
         lanes: LanesOption = "local-bm25,closed-book",
         limit: LimitOption = None,
         random_state: SeedOption = 0,
@@ -266,8 +258,8 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         synthesizer: SynthOption = "offline",
         grader: GraderOption = "offline",
         relevance_judge: JudgeOption = "offline",
-        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable plan.")] = False,
+        series: SeriesOption = None,
+        as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
         """Plan a run over your own question set."""
@@ -288,18 +280,14 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         lanes: LanesOption = "local-bm25,closed-book",
         limit: LimitOption = None,
         random_state: SeedOption = 0,
-        dataset_file: Annotated[
-            Path | None, typer.Option(help="Local copy of the SimpleQA CSV.")
-        ] = None,
+        dataset_file: SimpleqaFileOption = None,
         corpus: CorpusOption = "demo",
         synthesizer: SynthOption = "offline",
         grader: GraderOption = "offline",
         relevance_judge: JudgeOption = "offline",
-        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
-        retry_failed: Annotated[
-            bool, typer.Option(help="Retry units whose outcome was 'failed'.")
-        ] = False,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        series: SeriesOption = None,
+        retry_failed: RetryFailedOption = False,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Run SimpleQA lanes: search → chunks → one synthesizer → grader → URL metrics + relevance."""
@@ -318,7 +306,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
 
     @run_app.command("qa")
     def run_qa_cmd(
-        questions: Annotated[str, typer.Option(help="Question set CSV/JSONL, or 'demo'.")] = "demo",
+        questions: QuestionsOption = "demo",
         lanes: LanesOption = "local-bm25,closed-book",
         limit: LimitOption = None,
         random_state: SeedOption = 0,
@@ -326,11 +314,9 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         synthesizer: SynthOption = "offline",
         grader: GraderOption = "offline",
         relevance_judge: JudgeOption = "offline",
-        series: Annotated[str | None, typer.Option(help="Repeat-run series name.")] = None,
-        retry_failed: Annotated[
-            bool, typer.Option(help="Retry units whose outcome was 'failed'.")
-        ] = False,
-        score: Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")] = True,
+        series: SeriesOption = None,
+        retry_failed: RetryFailedOption = False,
+        score: ScoreOption = True,
         home: HomeOption = None,
     ) -> None:
         """Run your own question set (question, gold_answer[, gold_urls, topic]) through the lanes."""

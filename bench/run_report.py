@@ -6,6 +6,9 @@ The figures are read from the marts (the same numbers the app shows), never reco
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 import duckdb
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -54,6 +57,21 @@ HEADLINES = (
         ),
     ),
 )
+
+
+@contextmanager
+def unit_progress(console: Console, description: str) -> Iterator[Callable[[int, int], None]]:
+    """The bar a collecting command shows while its run works (units done of total); yields
+    the `on_progress(done, total)` every runner takes."""
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def refresh(paths: BenchPaths, console: Console) -> IngestResult:

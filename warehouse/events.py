@@ -113,21 +113,30 @@ class ItemRegistered(Payload):
     input_bytes: int | None = None
 
 
-# --- extraction ---------------------------------------------------------------------------
+# Field blocks that open several payloads below, in the order those payloads list them (a
+# parent's fields come first, so every payload's field order is unchanged). Not event types.
 
 
-class ExtractionCompleted(Payload):
-    """Raw output of one extractor on one item (v2; v1 named the system `engine`)."""
-
-    event_type: ClassVar[str] = "extraction_completed"
-    schema_version: ClassVar[int] = 2
-    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
+class _SystemAttempt(Payload):
+    """One attempt of one configured system on one item."""
 
     item_id: str
     system: str
     system_version: str
     settings: dict[str, Any] = Field(default_factory=dict)
     attempt: int = Field(ge=1)
+
+
+# --- extraction ---------------------------------------------------------------------------
+
+
+class ExtractionCompleted(_SystemAttempt):
+    """Raw output of one extractor on one item (v2; v1 named the system `engine`)."""
+
+    event_type: ClassVar[str] = "extraction_completed"
+    schema_version: ClassVar[int] = 2
+    natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
+
     source: Literal["engine", "import"]
     render_path: str | None
     input_sha256: str | None
@@ -136,16 +145,11 @@ class ExtractionCompleted(Payload):
     latency_ms: float | None = Field(default=None, ge=0)
 
 
-class ExtractionFailed(Payload):
+class ExtractionFailed(_SystemAttempt):
     event_type: ClassVar[str] = "extraction_failed"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("item_id", "system", "attempt")
 
-    item_id: str
-    system: str
-    system_version: str
-    settings: dict[str, Any] = Field(default_factory=dict)
-    attempt: int = Field(ge=1)
     error_class: str
     error_message: str
     latency_ms: float | None = Field(default=None, ge=0)
@@ -173,12 +177,8 @@ class RecordedRequest(Frozen):
     body: Any = None
 
 
-class ProviderCallCompleted(Payload):
-    """A request that landed and got an HTTP response (any status), stored raw."""
-
-    event_type: ClassVar[str] = "provider_call_completed"
-    schema_version: ClassVar[int] = 1
-    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "stage", "attempt")
+class _ProviderCall(Payload):
+    """One call of a lane's provider at one stage of one item's attempt, as sent."""
 
     lane: str
     provider: str
@@ -186,6 +186,33 @@ class ProviderCallCompleted(Payload):
     item_id: str
     attempt: int = Field(ge=1)
     request: RecordedRequest
+
+
+class _LaneAttempt(Payload):
+    """A fact about one attempt of one lane on one item (for a judge: the attempt judged)."""
+
+    lane: str
+    item_id: str
+    attempt: int = Field(ge=1)
+
+
+class _ResearchAttempt(Payload):
+    """The outcome of one attempt of a research system on one task."""
+
+    lane: str
+    provider: str
+    item_id: str
+    attempt: int = Field(ge=1)
+    vendor_run_id: str | None = None
+
+
+class ProviderCallCompleted(_ProviderCall):
+    """A request that landed and got an HTTP response (any status), stored raw."""
+
+    event_type: ClassVar[str] = "provider_call_completed"
+    schema_version: ClassVar[int] = 1
+    natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "stage", "attempt")
+
     status_code: int
     response_headers: dict[str, str] = Field(default_factory=dict)
     raw_body: str
@@ -196,19 +223,13 @@ class ProviderCallCompleted(Payload):
     rate_per_s: float | None = None
 
 
-class ProviderCallFailed(Payload):
+class ProviderCallFailed(_ProviderCall):
     """A call that never produced a usable response after bounded retries (terminal)."""
 
     event_type: ClassVar[str] = "provider_call_failed"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "stage", "attempt")
 
-    lane: str
-    provider: str
-    stage: str
-    item_id: str
-    attempt: int = Field(ge=1)
-    request: RecordedRequest
     error_class: str  # timeout | connection | http_status | malformed_body | auth | ...
     error_message: str
     status_code: int | None = None
@@ -334,14 +355,11 @@ class Chunk(Frozen):
     text: str
 
 
-class ChunksNormalized(Payload):
+class ChunksNormalized(_LaneAttempt):
     event_type: ClassVar[str] = "chunks_normalized"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "normalizer_version")
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)
     normalizer_version: str
     source_event_id: str  # the provider_call_completed it was derived from
     chunks: list[Chunk]
@@ -369,14 +387,11 @@ class LlmCallRecord(Frozen):
     raw_body: str | None = None
 
 
-class AnswerSynthesized(Payload):
+class AnswerSynthesized(_LaneAttempt):
     event_type: ClassVar[str] = "answer_synthesized"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)
     outcome: Literal["answered", "zero_results", "refused", "rejected", "failed"]
     answer: str | None
     chunk_ranks_used: list[int] = Field(default_factory=list)
@@ -384,14 +399,11 @@ class AnswerSynthesized(Payload):
     llm: LlmCallRecord | None = None
 
 
-class AnswerGraded(Payload):
+class AnswerGraded(_LaneAttempt):
     event_type: ClassVar[str] = "answer_graded"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "grader_id")
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)
     grader_id: (
         str  # e.g. "simpleqa-official@<template sha>:<model>" or "offline-normalized-match@1"
     )
@@ -403,14 +415,11 @@ class AnswerGraded(Payload):
     llm: LlmCallRecord | None = None
 
 
-class RelevanceGraded(Payload):
+class RelevanceGraded(_LaneAttempt):
     event_type: ClassVar[str] = "relevance_graded"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "rank", "judge_id")
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)
     rank: int = Field(ge=1)
     judge_id: str
     grade: int = Field(ge=0, le=3)
@@ -465,7 +474,7 @@ class ReportCitation(Frozen):
     title: str = ""
 
 
-class ResearchCompleted(Payload):
+class ResearchCompleted(_ResearchAttempt):
     """A research system's final output, raw: text and citations exactly as the vendor gave them.
 
     The HTTP exchanges behind it (submit, every poll, the result) are `provider_call_*` events
@@ -475,11 +484,6 @@ class ResearchCompleted(Payload):
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
 
-    lane: str
-    provider: str
-    item_id: str
-    attempt: int = Field(ge=1)
-    vendor_run_id: str | None = None
     raw_output: str
     raw_citations: list[ReportCitation] = Field(default_factory=list)
     instruction_sha256: str  # the report-shaped instruction every system is given
@@ -495,18 +499,13 @@ class ResearchCompleted(Payload):
     source_event_ids: list[str] = Field(default_factory=list)
 
 
-class ResearchFailed(Payload):
+class ResearchFailed(_ResearchAttempt):
     """A research attempt that produced no usable report (terminal; the item scores 0.0)."""
 
     event_type: ClassVar[str] = "research_failed"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt")
 
-    lane: str
-    provider: str
-    item_id: str
-    attempt: int = Field(ge=1)
-    vendor_run_id: str | None = None
     stage: str  # submit | poll | result | parse
     error_class: str  # timeout | http_status | vendor_failed | empty_output | malformed_body ...
     error_message: str
@@ -520,16 +519,13 @@ class BibliographyEntry(Frozen):
     title: str = ""
 
 
-class ReportNormalized(Payload):
+class ReportNormalized(_LaneAttempt):
     """The text every judge sees: own bibliography stripped, one uniform bibliography appended."""
 
     event_type: ClassVar[str] = "report_normalized"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "normalizer_version")
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)
     normalizer_version: str
     source_event_id: str  # the research_completed it was derived from
     raw_output_sha256: str
@@ -559,7 +555,7 @@ class JudgeRegimeRegistered(Payload):
     argv: list[str] = Field(default_factory=list)
 
 
-class JudgeVerdict(Payload):
+class JudgeVerdict(_LaneAttempt):
     """One judge sample on one criterion of one report.
 
     `met` is the verdict that scores: the parsed one, or for an unparsed or failed sample the
@@ -578,9 +574,6 @@ class JudgeVerdict(Payload):
         "judge_attempt",
     )
 
-    lane: str
-    item_id: str
-    attempt: int = Field(ge=1)  # the research attempt judged
     judge_id: str
     criterion_id: str
     sample: int = Field(ge=1)

@@ -7,7 +7,6 @@ content and is rendered inert (st.code / st.json / dataframes), never as Markdow
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -18,21 +17,6 @@ from app import data, ui
 st.title("Item lineage")
 ui.require_snapshot()
 
-
-def pick(label: str, options: list[str], key: str, param: str, fmt: Callable[[str], str] = str):
-    """A selectbox that starts from the `?param=` of a deep link and writes its choice back."""
-    if not options:
-        return None
-    if st.session_state.get(key) not in options:
-        wanted = st.query_params.get(param)
-        if key not in st.session_state and wanted is not None and wanted not in options:
-            st.warning(f"The linked {param} is not in this snapshot; showing the first one.")
-        st.session_state[key] = wanted if wanted in options else options[0]
-    choice = st.selectbox(label, options, key=key, format_func=fmt)
-    st.query_params[param] = choice
-    return choice
-
-
 runs = data.lineage_runs()
 if runs.empty:
     ui.stop_with("The snapshot has no scored pages yet. Run `bench demo`, then reload this page.")
@@ -42,15 +26,15 @@ run_labels = {
 
 run_col, system_col, item_col = st.columns([2, 1, 2])
 with run_col:
-    run_id = pick("Run", list(run_labels), "lineage_run", "run", lambda r: run_labels.get(r, r))
+    run_id = ui.pick("Run", list(run_labels), "lineage_run", "run", lambda r: run_labels.get(r, r))
 with system_col:
-    system = pick("System", data.run_system_names(run_id), "lineage_system", "system")
+    system = ui.pick("System", data.run_system_names(run_id), "lineage_system", "system")
 items = data.run_items(run_id, system) if system else pd.DataFrame()
 item_labels = {
     row.item_id: f"{row.position}: {row.item_id} ({row.outcome})" for row in items.itertuples()
 }
 with item_col:
-    item_id = pick(
+    item_id = ui.pick(
         "Item", list(item_labels), "lineage_item", "item", lambda i: item_labels.get(i, i)
     )
 if item_id is None:

@@ -256,17 +256,4 @@ for stage, _ in STAGES:
     with st.expander(
         f"{stage} · {ui.md_escape(event['event_type'])} · {ui.md_escape(event['event_id'])}"
     ):
-        st.json(
-            {
-                "event_id": event["event_id"],
-                "event_type": event["event_type"],
-                "run_id": event["run_id"],
-                "occurred_at": str(event["occurred_at"]),
-                "segment_line": event["segment_line"],
-                "producer": event["producer"],
-                "payload": event["payload"],
-                "content_sha256": event["content_sha256"],
-                "prev_sha256": event["prev_sha256"],
-            },
-            expanded=1,
-        )
+        ui.event_json(event)

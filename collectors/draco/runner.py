@@ -376,17 +376,11 @@ class _DracoStages(RunStages[tuple[str, str]]):
             raise DracoRunAborted(result.stop_reason)
         return self.summary
 
-    def remaining(self) -> list[tuple[str, str]]:
-        return self.work
-
     def is_finished(self) -> bool:
         return (
             self.regime_id in self.state.judge_regimes
             and self.state.terminal_events() in self.state.finished_terminal_counts
         )
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.state.record(event)
 
     def resources(self):
         # HTTP pools live as long as the run.

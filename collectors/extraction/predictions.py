@@ -29,19 +29,17 @@ from collectors.extraction.run_state import (
     item_registered,
     read_run_state,
 )
+from collectors.runs.one_shot import closed_run_events
 from warehouse.canonical import canonical_sha256, sha256_hex
 from warehouse.events import (
     ExtractionCompleted,
     ExtractionFailed,
     Payload,
-    RunFinished,
     RunStarted,
     SystemRef,
-    make_event,
 )
 from warehouse.ids import run_id_for
 from warehouse.log import EventLog
-from warehouse.provenance import producer_for
 
 MISSING_PREDICTION = "missing_prediction"
 # A predictions file for the published benchmark (181 pages) is a few MB. A file far larger
@@ -226,16 +224,9 @@ def import_predictions(
                 )
             )
             failed += 1
-    payloads.append(
-        RunFinished(
-            terminal_events=completed + failed,
-            completed=completed,
-            failed=failed,
-            duration_s=round(time.monotonic() - clock, 3),
-        )
+    events = closed_run_events(
+        payloads, run_id=run_id, spec=spec, completed=completed, failed=failed, started=clock
     )
-    producer = producer_for(spec)
-    events = [make_event(p, run_id=run_id, producer=producer) for p in payloads]
     with log.writer() as writer:
         writer.append(events)
     return summary(completed, failed, already=False)

@@ -160,15 +160,6 @@ class _ExtractionStages(RunStages[_ItemWork]):
             if units:
                 self.work.append(_ItemWork(item, tuple(units)))
 
-    def remaining(self) -> list[_ItemWork]:
-        return self.work
-
-    def is_finished(self) -> bool:
-        return self.state.is_finished
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.state.record(event)
-
     def size(self, unit: _ItemWork) -> int:
         return len(unit.units)
 

@@ -392,6 +392,31 @@ def _timings(state: _CallState, started: float) -> CallTimings:
     )
 
 
+def _call_fields(
+    channel: Channel,
+    state: _CallState,
+    started: float,
+    recorded: RecordedRequest,
+    stage: str,
+    item_id: str,
+    attempt: int,
+) -> dict[str, Any]:
+    """What every provider_call_* event says, landed or not: which call (as sent), its clocks
+    and the limits it ran under."""
+    return {
+        "lane": channel.lane,
+        "provider": channel.provider,
+        "stage": stage,
+        "item_id": item_id,
+        "attempt": attempt,
+        "request": recorded,
+        "timings": _timings(state, started),
+        "http_attempts": state.http_attempts,
+        "concurrency": channel.throttle.concurrency,
+        "rate_per_s": channel.throttle.rate_per_s,
+    }
+
+
 def _kept_headers(channel: Channel, headers: httpx.Headers) -> dict[str, str]:
     kept = channel.kept_headers
     selected = [
@@ -420,20 +445,11 @@ def _completed(
     headers = _kept_headers(channel, received.headers)
     request_id = channel.vendor_request_id(headers, body_json)
     payload = ProviderCallCompleted(
-        lane=channel.lane,
-        provider=channel.provider,
-        stage=stage,
-        item_id=item_id,
-        attempt=attempt,
-        request=recorded,
+        **_call_fields(channel, state, started, recorded, stage, item_id, attempt),
         status_code=received.status,
         response_headers=headers,
         raw_body=raw_body,
         vendor_request_id=None if request_id is None else channel.redactor.text(str(request_id)),
-        timings=_timings(state, started),
-        http_attempts=state.http_attempts,
-        concurrency=channel.throttle.concurrency,
-        rate_per_s=channel.throttle.rate_per_s,
     )
     return CallOutcome(payload=payload, body_json=body_json)
 
@@ -458,20 +474,11 @@ def _failed(
             message += f"; Retry-After {failure.retry_after:.0f}s exceeds the cap"
         message += ")"
     payload = ProviderCallFailed(
-        lane=channel.lane,
-        provider=channel.provider,
-        stage=stage,
-        item_id=item_id,
-        attempt=attempt,
-        request=recorded,
+        **_call_fields(channel, state, started, recorded, stage, item_id, attempt),
         error_class=failure.error_class,
         error_message=channel.redactor.text(message),
         status_code=failure.status,
         landed=failure.error_class in ErrorClass.LANDED,
         raw_body=None if failure.body is None else channel.redactor.text(failure.body),
-        timings=_timings(state, started),
-        http_attempts=state.http_attempts,
-        concurrency=channel.throttle.concurrency,
-        rate_per_s=channel.throttle.rate_per_s,
     )
     return CallOutcome(payload=payload)

@@ -31,6 +31,7 @@ from collectors.draco.model import RubricTaskSet
 from collectors.draco.normalize import NORMALIZER
 from collectors.imports.draco_formats import FORMATS, ParsedResults, parse_draco_results
 from collectors.imports.source_file import ImportFormatError, SourceFile, read_source
+from collectors.runs.one_shot import closed_run_events, has_finished
 from warehouse.canonical import canonical_sha256, sha256_hex
 from warehouse.events import (
     IMPORTED_REGIME_LABEL,
@@ -40,15 +41,12 @@ from warehouse.events import (
     Payload,
     ResearchCompleted,
     ResearchFailed,
-    RunFinished,
     RunStarted,
     SystemRef,
-    make_event,
     utc_now_iso,
 )
 from warehouse.ids import event_id_for, run_id_for
 from warehouse.log import EventLog
-from warehouse.provenance import producer_for
 
 MISSING_IN_FILE = "missing_in_import"
 IMPORTED_ERROR = "imported_error"
@@ -115,30 +113,21 @@ def import_draco_results(
     summaries = []
     with log.writer() as writer:
         for summary, payloads, spec in batches:
-            if _finished(log, summary.run_id):
+            if has_finished(log, summary.run_id):
                 summary.already_imported = True
             else:
-                payloads.append(
-                    RunFinished(
-                        terminal_events=summary.completed + summary.failed,
+                writer.append(
+                    closed_run_events(
+                        payloads,
+                        run_id=summary.run_id,
+                        spec=spec,
                         completed=summary.completed,
                         failed=summary.failed,
-                        duration_s=round(time.monotonic() - clock, 3),
+                        started=clock,
                     )
-                )
-                producer = producer_for(spec)
-                writer.append(
-                    make_event(p, run_id=summary.run_id, producer=producer) for p in payloads
                 )
             summaries.append(summary)
     return summaries
-
-
-def _finished(log: EventLog, run_id: str) -> bool:
-    return any(
-        event["run_id"] == run_id and event["event_type"] == "run_finished"
-        for _raw, event in log.read()
-    )
 
 
 def _run_start(

@@ -41,6 +41,7 @@ from typing import Any
 from collectors.imports.draco_results import ImportSummary, imported_judge_id
 from collectors.imports.source_file import ImportFormatError, SourceFile, kind, read_source
 from collectors.qa.dataset import QaDataset, QaQuestion
+from collectors.runs.one_shot import closed_run_events, has_finished
 from warehouse.canonical import canonical_json, canonical_sha256
 from warehouse.events import (
     IMPORTED_REGIME_LABEL,
@@ -55,14 +56,11 @@ from warehouse.events import (
     ProviderCallCompleted,
     QuestionRegistered,
     RecordedRequest,
-    RunFinished,
     RunStarted,
     SystemRef,
-    make_event,
 )
 from warehouse.ids import event_id_for, run_id_for
 from warehouse.log import EventLog
-from warehouse.provenance import producer_for
 
 QA_FORMATS = ("nimble", "simple-evals", "csv")
 IMPORTED_PROVIDER = "imported"
@@ -456,18 +454,12 @@ def import_qa_results(
         unmatched_ids=unmatched,
         header=parsed.header,
     )
-    if any(e["run_id"] == run_id and e["event_type"] == "run_finished" for _r, e in log.read()):
+    if has_finished(log, run_id):
         summary.already_imported = True
         return summary
-    payloads.append(
-        RunFinished(
-            terminal_events=completed + failed,
-            completed=completed,
-            failed=failed,
-            duration_s=round(time.monotonic() - clock, 3),
-        )
+    events = closed_run_events(
+        payloads, run_id=run_id, spec=spec, completed=completed, failed=failed, started=clock
     )
-    producer = producer_for(spec)
     with log.writer() as writer:
-        writer.append(make_event(p, run_id=run_id, producer=producer) for p in payloads)
+        writer.append(events)
     return summary

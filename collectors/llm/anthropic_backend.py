@@ -23,9 +23,7 @@ from collectors.llm.base import (
     api_key_from_env,
     as_messages,
     recorded_exchange,
-    redacted,
-    sent_request,
-    truncate,
+    sdk_call_error,
 )
 from warehouse.events import LlmCallRecord
 
@@ -135,24 +133,14 @@ class AnthropicBackend:
             "url": f"{self.base_url}/v1/messages",
             "body": {**body, **({"temperature": temperature} if temperature is not None else {})},
         }
-        if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
-            return LlmCallError(
-                message=redacted(str(exc), self._secrets),
-                provider=self.provider,
-                model=model,
-                error_class="auth" if status in (401, 402, 403) else "http_status",
-                status_code=status,
-                raw_body=truncate(redacted(exc.response.text, self._secrets)),
-                vendor_request_id=exc.response.headers.get("request-id"),
-                latency_ms=latency_ms,
-                request=sent_request(exc, self._secrets, request),
-            )
-        return LlmCallError(
-            message=redacted(str(exc), self._secrets) or type(exc).__name__,
+        return sdk_call_error(
+            exc,
             provider=self.provider,
             model=model,
-            error_class="timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection",
+            secrets=self._secrets,
+            fallback_request=request,
             latency_ms=latency_ms,
-            request=sent_request(exc, self._secrets, request),
+            status_error=anthropic.APIStatusError,
+            timeout_error=anthropic.APITimeoutError,
+            request_id_header="request-id",
         )

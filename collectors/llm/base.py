@@ -137,3 +137,43 @@ def sent_request(exc: Exception, secrets: Iterable[str | None], fallback: dict) 
         return fallback
     recorded, _ = recorded_exchange(http_request, "", secrets)
     return recorded.model_dump(mode="json")
+
+
+def sdk_call_error(
+    exc: Exception,
+    *,
+    provider: str,
+    model: str,
+    secrets: Sequence[str | None],
+    fallback_request: dict,
+    latency_ms: float,
+    status_error: type[Exception],
+    timeout_error: type[Exception],
+    request_id_header: str,
+) -> LlmCallError:
+    """A failed SDK call as an `LlmCallError`. The Anthropic and OpenAI SDKs raise the same
+    shapes (a status error carrying the response; a connection error, of which a timeout is
+    one); each backend names its SDK's classes and its request-id header."""
+    request = sent_request(exc, secrets, fallback_request)
+    if isinstance(exc, status_error):
+        status = exc.status_code  # type: ignore[attr-defined]
+        response = exc.response  # type: ignore[attr-defined]
+        return LlmCallError(
+            message=redacted(str(exc), secrets),
+            provider=provider,
+            model=model,
+            error_class="auth" if status in AUTH_STATUSES else "http_status",
+            status_code=status,
+            raw_body=truncate(redacted(response.text, secrets)),
+            vendor_request_id=response.headers.get(request_id_header),
+            latency_ms=latency_ms,
+            request=request,
+        )
+    return LlmCallError(
+        message=redacted(str(exc), secrets) or type(exc).__name__,
+        provider=provider,
+        model=model,
+        error_class="timeout" if isinstance(exc, timeout_error) else "connection",
+        latency_ms=latency_ms,
+        request=request,
+    )

@@ -32,8 +32,7 @@ from collectors.llm.base import (
     api_key_from_env,
     as_messages,
     recorded_exchange,
-    redacted,
-    sent_request,
+    sdk_call_error,
     truncate,
 )
 from warehouse.events import LlmCallRecord
@@ -171,24 +170,14 @@ class OpenAIBackend:
 
     def _error(self, exc: Exception, model: str, body: dict, started: float) -> LlmCallError:
         latency_ms = (time.perf_counter() - started) * 1000
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            return LlmCallError(
-                message=redacted(str(exc), self._secrets),
-                provider=self.provider,
-                model=model,
-                error_class="auth" if status in (401, 402, 403) else "http_status",
-                status_code=status,
-                raw_body=truncate(redacted(exc.response.text, self._secrets)),
-                vendor_request_id=exc.response.headers.get("x-request-id"),
-                latency_ms=latency_ms,
-                request=sent_request(exc, self._secrets, self._request(body)),
-            )
-        return LlmCallError(
-            message=redacted(str(exc), self._secrets) or type(exc).__name__,
+        return sdk_call_error(
+            exc,
             provider=self.provider,
             model=model,
-            error_class="timeout" if isinstance(exc, openai.APITimeoutError) else "connection",
+            secrets=self._secrets,
+            fallback_request=self._request(body),
             latency_ms=latency_ms,
-            request=sent_request(exc, self._secrets, self._request(body)),
+            status_error=openai.APIStatusError,
+            timeout_error=openai.APITimeoutError,
+            request_id_header="x-request-id",
         )

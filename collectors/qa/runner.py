@@ -208,15 +208,6 @@ class _QaStages(RunStages[Unit]):
 
     # -- the kernel's questions --
 
-    def remaining(self) -> list[Unit]:
-        return self.work
-
-    def is_finished(self) -> bool:
-        return self.state.is_finished
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.state.record(event)
-
     def resources(self):
         # Shared lane resources (an HTTP pool + throttles) live exactly as long as the run.
         return {

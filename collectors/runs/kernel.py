@@ -88,20 +88,27 @@ class RunContext:
 
 
 class RunStages(Generic[Unit]):
-    """What a family supplies. Override `remaining`, `record`, `process`, `opening` and
-    `closing`; the rest have defaults."""
+    """What a family supplies: `process`, `opening` and `closing`, and either the two
+    attributes below or its own `remaining` / `record` / `is_finished`; the rest have defaults.
+
+    - `state`: the family's state read back from the log; `state.record(event)` folds one
+      appended event into it and `state.is_finished` says whether the log holds RunFinished.
+    - `work`: the units with work left, computed from `state` when the stages are built."""
+
+    state: Any
+    work: list[Unit]
 
     def remaining(self) -> Sequence[Unit]:
         """The units with work left, in the order they should start."""
-        raise NotImplementedError
+        return self.work
 
     def is_finished(self) -> bool:
         """Called only when nothing remains: does the log already say this run finished?"""
-        raise NotImplementedError
+        return self.state.is_finished
 
     def record(self, event: dict[str, Any]) -> None:
         """Fold one appended event (envelope dict) into the family's state."""
-        raise NotImplementedError
+        self.state.record(event)
 
     def size(self, unit: Unit) -> int:
         """How much progress one unit is worth (e.g. the engines an item still needs)."""

@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from collectors.testing.vendor_responses import (
     HEALTHCHECKS,
@@ -149,31 +149,23 @@ class _State:
         return None
 
 
-class FakeVendorServer:
-    def __init__(
-        self,
-        *,
-        keys: dict[str, str] | None = None,
-        record: bool = True,
-        root_provider: str | None = None,
-        tls: ssl.SSLContext | None = None,
-    ):
-        """`keys`: provider -> the only key accepted (others get 401); any non-empty key is
-        accepted for providers not listed. `record=False` skips request recording.
-        `root_provider`: the vendor served at unprefixed paths too, for an SDK that ignores the
-        path of its base URL (firecrawl-py joins "/v2/search" to the host). `tls`: a server-side
-        context (e.g. from `trustme`) to serve HTTPS instead of HTTP."""
-        if root_provider is not None and root_provider not in SEARCH_ENDPOINTS:
-            raise ValueError(f"unknown provider {root_provider!r}")
-        self._state = _State(keys=dict(keys or {}), record=record, root_provider=root_provider)
-        self._tls = tls
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+class LoopbackFake:
+    """Lifecycle, addresses, faults and recordings every loopback vendor fake shares: one
+    threaded server on 127.0.0.1 whose handler (`handler_class`) reads the shared `_state`."""
+
+    _state: _State
+    _tls: ssl.SSLContext | None = None
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
-    def start(self, port: int = 0) -> FakeVendorServer:
-        handler = type("Handler", (_Handler,), {"state": self._state})
+    def handler_class(self) -> type[_Handler]:
+        """The request handler; a fake of other vendors overrides it."""
+        return _Handler
+
+    def start(self, port: int = 0) -> Self:
+        handler = type("Handler", (self.handler_class(),), {"state": self._state})
         server = _Server(("127.0.0.1", port), handler)
         if self._tls is not None:
             server.socket = self._tls.wrap_socket(server.socket, server_side=True)
@@ -192,7 +184,7 @@ class FakeVendorServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> FakeVendorServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -213,9 +205,6 @@ class FakeVendorServer:
     def base_url_for(self, provider: str) -> str:
         return f"{self.base_url}/{provider}"
 
-    def base_urls(self) -> dict[str, str]:
-        return {provider: self.base_url_for(provider) for provider in SEARCH_ENDPOINTS}
-
     # --- faults and recordings ----------------------------------------------------------------
 
     def add_faults(self, target: str, *faults: Fault | None) -> None:
@@ -225,6 +214,37 @@ class FakeVendorServer:
     def set_fault(self, target: str, fault: Fault) -> None:
         with self._state.lock:
             self._state.permanent[target] = fault
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def requests_for(self, provider: str) -> list[ReceivedRequest]:
+        return [r for r in self.requests if r.provider == provider]
+
+
+class FakeVendorServer(LoopbackFake):
+    def __init__(
+        self,
+        *,
+        keys: dict[str, str] | None = None,
+        record: bool = True,
+        root_provider: str | None = None,
+        tls: ssl.SSLContext | None = None,
+    ):
+        """`keys`: provider -> the only key accepted (others get 401); any non-empty key is
+        accepted for providers not listed. `record=False` skips request recording.
+        `root_provider`: the vendor served at unprefixed paths too, for an SDK that ignores the
+        path of its base URL (firecrawl-py joins "/v2/search" to the host). `tls`: a server-side
+        context (e.g. from `trustme`) to serve HTTPS instead of HTTP."""
+        if root_provider is not None and root_provider not in SEARCH_ENDPOINTS:
+            raise ValueError(f"unknown provider {root_provider!r}")
+        self._state = _State(keys=dict(keys or {}), record=record, root_provider=root_provider)
+        self._tls = tls
+
+    def base_urls(self) -> dict[str, str]:
+        return {provider: self.base_url_for(provider) for provider in SEARCH_ENDPOINTS}
 
     def clear_faults(self) -> None:
         with self._state.lock:
@@ -239,14 +259,6 @@ class FakeVendorServer:
             self._state.requests.clear()
             if keys is not None:
                 self._state.keys = dict(keys)
-
-    @property
-    def requests(self) -> list[ReceivedRequest]:
-        with self._state.lock:
-            return list(self._state.requests)
-
-    def requests_for(self, provider: str) -> list[ReceivedRequest]:
-        return [r for r in self.requests if r.provider == provider]
 
 
 class _Server(ThreadingHTTPServer):
@@ -273,10 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        provider, _, vendor_path = path.lstrip("/").partition("/")
-        if provider not in SEARCH_ENDPOINTS and self.state.root_provider is not None:
-            provider, vendor_path = self.state.root_provider, path.lstrip("/")
-        provider = provider if provider in SEARCH_ENDPOINTS else None
+        provider, vendor_path = self._route_of(path)
         if self.state.record:
             received = ReceivedRequest(
                 method=self.command,
@@ -292,9 +301,23 @@ class _Handler(BaseHTTPRequestHandler):
             fault = self.state.next_fault(provider, path)
             if fault is not None and self._inject(fault):
                 return
-            self._answer(provider, "/" + vendor_path, query, body)
+            self._answer(provider, vendor_path, query, body)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout, body cap): fine
+
+    def _route_of(self, path: str) -> tuple[str | None, str]:
+        """The vendor a request path is for (None: no such prefix) and the vendor's own path."""
+        provider, _, vendor_path = path.lstrip("/").partition("/")
+        if provider not in SEARCH_ENDPOINTS and self.state.root_provider is not None:
+            provider, vendor_path = self.state.root_provider, path.lstrip("/")
+        return (provider if provider in SEARCH_ENDPOINTS else None), "/" + vendor_path
+
+    def _key_ok(self, provider: str, header: str, prefix: str) -> bool:
+        """A key was presented in `header` (after `prefix`), and it is the accepted one."""
+        presented = self.headers.get(header, "")
+        key = presented[len(prefix) :] if presented.startswith(prefix) else ""
+        expected = self.state.keys.get(provider)
+        return bool(key) and (expected is None or key == expected)
 
     # --- normal answers -----------------------------------------------------------------------
 
@@ -308,10 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(404, {"error": f"no route {vendor_path}"})
         if self.command != method:
             return self._send_json(405, {"error": f"{provider} search takes {method}"})
-        presented = self.headers.get(auth_header, "")
-        key = presented[len(auth_prefix) :] if presented.startswith(auth_prefix) else ""
-        expected = self.state.keys.get(provider)
-        if not key or (expected is not None and key != expected):
+        if not self._key_ok(provider, auth_header, auth_prefix):
             return self._send_json(401, {"error": "invalid API key"})
         text, count = query_and_count(provider, body, query)
         self._send_json(200, search_response(provider, text, count))

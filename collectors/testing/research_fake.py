@@ -27,18 +27,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors.testing.fake_server import (
-    Fault,
-    ReceivedRequest,
-    _Handler,
-    _Server,
-    _State,
-)
+from collectors.testing.fake_server import Fault, LoopbackFake, _Handler, _State
 
 __all__ = ["DEFAULT_CITATIONS", "DEFAULT_REPORT", "FakeResearchServer", "Fault"]
 
@@ -99,53 +92,19 @@ class _ResearchState(_State):
         return self.reports.get(provider, (DEFAULT_REPORT, DEFAULT_CITATIONS))
 
 
-class FakeResearchServer:
+class FakeResearchServer(LoopbackFake):
     def __init__(self, *, polls_to_complete: int = 2, keys: dict[str, str] | None = None):
         self._state = _ResearchState(
             keys=dict(keys or {}), record=True, polls_to_complete=polls_to_complete
         )
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self, port: int = 0) -> FakeResearchServer:
-        handler = type("Handler", (_ResearchHandler,), {"state": self._state})
-        self._server = _Server(("127.0.0.1", port), handler)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._state.stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeResearchServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def handler_class(self) -> type[_Handler]:
+        return _ResearchHandler
 
     def base_urls(self) -> dict[str, str]:
-        return {provider: f"{self.base_url}/{provider}" for provider in AUTH}
+        return {provider: self.base_url_for(provider) for provider in AUTH}
 
     # --- behaviour ----------------------------------------------------------------------------
-
-    def add_faults(self, target: str, *faults: Fault | None) -> None:
-        with self._state.lock:
-            self._state.queued.setdefault(target, deque()).extend(faults)
-
-    def set_fault(self, target: str, fault: Fault) -> None:
-        with self._state.lock:
-            self._state.permanent[target] = fault
 
     def fail_runs(
         self, provider: str, message: str = "the run failed", *, status: str | None = None
@@ -181,53 +140,20 @@ class FakeResearchServer:
             if keys is not None:
                 state.keys = dict(keys)
 
-    @property
-    def requests(self) -> list[ReceivedRequest]:
-        with self._state.lock:
-            return list(self._state.requests)
-
-    def requests_for(self, provider: str) -> list[ReceivedRequest]:
-        return [r for r in self.requests if r.provider == provider]
-
 
 class _ResearchHandler(_Handler):
     state: _ResearchState
 
-    def _serve(self) -> None:
-        path, _, query = self.path.partition("?")
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+    def _route_of(self, path: str) -> tuple[str | None, str]:
         provider, _, vendor_path = path.lstrip("/").partition("/")
-        provider = provider if provider in AUTH else None
-        with self.state.lock:
-            self.state.requests.append(
-                ReceivedRequest(
-                    method=self.command,
-                    path=path,
-                    query=query,
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body,
-                    provider=provider,
-                )
-            )
-        try:
-            fault = self.state.next_fault(provider, path)
-            if fault is not None and self._inject(fault):
-                return
-            self._route(provider, "/" + vendor_path, body)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+        return (provider if provider in AUTH else None), "/" + vendor_path
 
     # --- routing ------------------------------------------------------------------------------
 
-    def _route(self, provider: str | None, path: str, body: bytes) -> None:
+    def _answer(self, provider: str | None, path: str, query: str, body: bytes) -> None:
         if provider is None:
             return self._send_json(404, {"error": "unknown vendor prefix"})
-        header, prefix = AUTH[provider]
-        presented = self.headers.get(header, "")
-        key = presented[len(prefix) :] if presented.startswith(prefix) else ""
-        expected = self.state.keys.get(provider)
-        if not key or (expected is not None and key != expected):
+        if not self._key_ok(provider, *AUTH[provider]):
             return self._send_json(401, {"error": "invalid API key"})
         try:
             request = json.loads(body) if body else {}
@@ -280,6 +206,20 @@ class _ResearchHandler(_Handler):
 
 
 _CREATED = "2026-12-01T00:00:00Z"
+Document = Callable[["_ResearchHandler", _Run, str], dict]
+
+
+def _status_poll(document: Document, unknown_run: Any):
+    """A vendor's status endpoint: each GET counts one poll of the run and answers the run's
+    document in its new phase; an unknown run id gets a 404 with the vendor's error body."""
+
+    def answer(h: _ResearchHandler, request: dict, run_id: str):
+        run, phase = h._advance(run_id)
+        if run is None:
+            return 404, unknown_run
+        return 200, document(h, run, phase)
+
+    return answer
 
 
 def _nimble_run(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -360,11 +300,7 @@ def _exa_agent_submit(h: _ResearchHandler, request: dict):
     return 200, _exa_agent_document(h, run, "queued")
 
 
-def _exa_agent_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such run"}
-    return 200, _exa_agent_document(h, run, phase)
+_exa_agent_get = _status_poll(_exa_agent_document, {"error": "no such run"})
 
 
 def _exa_agent_list(h: _ResearchHandler, request: dict):
@@ -398,11 +334,7 @@ def _parallel_submit(h: _ResearchHandler, request: dict):
     return 200, _parallel_document(h, run, "queued")
 
 
-def _parallel_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such run"}
-    return 200, _parallel_document(h, run, phase)
+_parallel_get = _status_poll(_parallel_document, {"error": "no such run"})
 
 
 def _parallel_result(h: _ResearchHandler, request: dict, run_id: str):
@@ -455,11 +387,7 @@ def _openai_submit(h: _ResearchHandler, request: dict):
     return 200, _openai_document(h, run, "completed")
 
 
-def _openai_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such response"}}
-    return 200, _openai_document(h, run, phase)
+_openai_get = _status_poll(_openai_document, {"error": {"message": "no such response"}})
 
 
 def _gemini_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -502,11 +430,7 @@ def _gemini_submit(h: _ResearchHandler, request: dict):
     return 200, _gemini_document(h, run, "queued")
 
 
-def _gemini_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such interaction"}}
-    return 200, _gemini_document(h, run, phase)
+_gemini_get = _status_poll(_gemini_document, {"error": {"message": "no such interaction"}})
 
 
 def _gemini_models(h: _ResearchHandler, request: dict):
@@ -530,11 +454,7 @@ def _valyu_submit(h: _ResearchHandler, request: dict):
     return 200, _valyu_document(h, run, "queued")
 
 
-def _valyu_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such task"}
-    return 200, _valyu_document(h, run, phase)
+_valyu_get = _status_poll(_valyu_document, {"error": "no such task"})
 
 
 def _valyu_list(h: _ResearchHandler, request: dict):
@@ -566,11 +486,7 @@ def _tavily_submit(h: _ResearchHandler, request: dict):
     return 200, _tavily_document(h, run, "queued")  # tavily-python accepts only 200
 
 
-def _tavily_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": "no such request"}
-    return 200, _tavily_document(h, run, phase)
+_tavily_get = _status_poll(_tavily_document, {"error": "no such request"})
 
 
 def _perplexity_document(h: _ResearchHandler, run: _Run, phase: str) -> dict:
@@ -634,11 +550,7 @@ def _perplexity_submit(h: _ResearchHandler, request: dict):
     return 200, _perplexity_document(h, run, "queued")
 
 
-def _perplexity_get(h: _ResearchHandler, request: dict, run_id: str):
-    run, phase = h._advance(run_id)
-    if run is None:
-        return 404, {"error": {"message": "no such response"}}
-    return 200, _perplexity_document(h, run, phase)
+_perplexity_get = _status_poll(_perplexity_document, {"error": {"message": "no such response"}})
 
 
 def _perplexity_models(h: _ResearchHandler, request: dict):

@@ -49,21 +49,48 @@
 {%- endmacro %}
 
 {#- Per-run incremental models (issue #8): a model whose rows are a function of one run's
-    events is rebuilt for the runs that got an event since its last build and kept for the
-    others (`incremental_strategy='delete+insert', unique_key='run_id'`). Each row carries the
-    warehouse's newest `_load_id` at the build that wrote it, so `last_load_id()` is that
-    build's cursor. A correction event forces a full refresh (bench/dbt_build.py) and a rescore
-    builds what it selects in full, so nothing but new events of a run can change its rows. -#}
+    events (and of the scoring vars) is rebuilt for the runs that got an event since its last
+    build and kept for the others (`incremental_strategy='delete+insert', unique_key='run_id'`).
+    Each row carries the warehouse's newest `_load_id` at the build that wrote it (so
+    `last_load_id()` is that build's cursor) and the fingerprint of the scoring vars (those the
+    model names) and seeds it was built with: when they differ from the active ones (a rescore, `dbt run --vars ...`,
+    an edited seed), every run is rebuilt. A correction event forces a full refresh (bench/dbt_build.py). -#}
 {% macro newest_load_id() -%}
     (select coalesce(max(_load_id), '') from {{ ref('stg_events') }})
 {%- endmacro %}
 
-{#- `and <run_column> in (runs with a new event)` in an incremental build, nothing otherwise. -#}
-{% macro only_runs_with_new_events(run_column='run_id') -%}
-    {%- if is_incremental() %}
+{#- The scoring inputs a per-run model's rows depend on: the vars it names (the ones it and its
+    upstream models read; naming them here also puts the model in a rescore of them,
+    bench/dbt_build.py) and every seed's file checksum (weight overrides, prices). -#}
+{% macro scoring_fingerprint(scoring_vars) -%}
+    {%- set values = {} -%}
+    {%- for name in scoring_vars -%}
+        {%- do values.update({name: scoring_var(name)}) -%}
+    {%- endfor -%}
+    {%- for node in (graph.get('nodes') or {}).values() if node.resource_type == 'seed' -%}
+        {%- do values.update({'seed:' ~ node.name: node.checksum.checksum}) -%}
+    {%- endfor -%}
+    '{{ local_md5(tojson(values, sort_keys=true)) }}'
+{%- endmacro %}
+
+{#- The two bookkeeping columns of a per-run incremental model's rows. -#}
+{% macro per_run_cursor_columns(scoring_vars) -%}
+    {{ newest_load_id() }} as _load_id,
+    {{ scoring_fingerprint(scoring_vars) }} as _scoring_fingerprint
+{%- endmacro %}
+
+{#- `and <run_column> in (runs with a new event)` in an incremental build whose rows were built
+    with the active scoring vars; nothing otherwise (every run). -#}
+{% macro only_runs_with_new_events(scoring_vars, run_column='run_id') -%}
+    {%- if execute and is_incremental() -%}
+        {%- set stale = run_query(
+            'select count(*) from ' ~ this ~ ' where _scoring_fingerprint <> ' ~ scoring_fingerprint(scoring_vars)
+        ).columns[0].values()[0] -%}
+        {%- if stale == 0 %}
         and {{ run_column }} in (
             select distinct run_id from {{ ref('stg_events') }}
             where _load_id > {{ last_load_id() }}
         )
+        {%- endif -%}
     {%- endif -%}
 {%- endmacro %}

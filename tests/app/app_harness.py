@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
-from fixture_snapshot import FixtureSnapshot
+from fixture_app_snapshot import AppSnapshot
 from streamlit.testing.v1 import AppTest
 
 HERE = Path(__file__).resolve().parent
@@ -28,11 +28,11 @@ TIMEOUT_S = 60
 class ServeSnapshot:
     home: Path
     serve_db: Path
-    fixture: FixtureSnapshot | None  # None when testing a real published snapshot
+    fixture: AppSnapshot | None  # None when testing another published snapshot
 
-    def require_fixture(self) -> FixtureSnapshot:
+    def require_fixture(self) -> AppSnapshot:
         if self.fixture is None:
-            pytest.skip("needs the planted rows of tests/app/fixture_snapshot.py")
+            pytest.skip("needs the planted rows of tests/app/fixture_app_snapshot.py")
         return self.fixture
 
 

@@ -1,7 +1,8 @@
 """Fixtures for the app tests: a BENCH_HOME in tmp_path holding a serving snapshot.
 
-By default the snapshot is `fixture_snapshot.build_fixture_snapshot`. Set
-`BENCH_APP_SNAPSHOT=/path/to/serve.duckdb` to run the same tests against a real published
+By default the snapshot is `fixture_app_snapshot.build_app_snapshot` (real events, real dbt
+build), built once per pytest process and copied into each test. Set
+`BENCH_APP_SNAPSHOT=/path/to/serve.duckdb` to run the same tests against another published
 snapshot instead (it is copied into tmp_path, never opened in place); tests that need the
 fixture's planted rows (the HTML/JS payload, the known failure) then skip.
 """
@@ -20,7 +21,7 @@ if str(HERE) not in sys.path:  # the helper modules beside this file are plain m
     sys.path.insert(0, str(HERE))
 
 from app_harness import ServeSnapshot  # noqa: E402
-from fixture_snapshot import build_empty_snapshot, build_fixture_snapshot  # noqa: E402
+from fixture_app_snapshot import AppSnapshot, app_snapshot, install, install_empty  # noqa: E402
 
 
 @pytest.fixture
@@ -31,16 +32,22 @@ def bench_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(scope="session")
+def app_source(tmp_path_factory: pytest.TempPathFactory) -> AppSnapshot:
+    return app_snapshot(tmp_path_factory)
+
+
 @pytest.fixture
-def serve_snapshot(bench_home: Path) -> ServeSnapshot:
+def serve_snapshot(bench_home: Path, request: pytest.FixtureRequest) -> ServeSnapshot:
     target = bench_home / "serve.duckdb"
     real = os.environ.get("BENCH_APP_SNAPSHOT")
     if real:
         shutil.copyfile(real, target)
         return ServeSnapshot(bench_home, target, None)
-    return ServeSnapshot(bench_home, target, build_fixture_snapshot(target))
+    source = request.getfixturevalue("app_source")  # only built when no snapshot is given
+    return ServeSnapshot(bench_home, install(source, target), source)
 
 
 @pytest.fixture
-def empty_snapshot(bench_home: Path) -> Path:
-    return build_empty_snapshot(bench_home / "serve.duckdb")
+def empty_snapshot(bench_home: Path, app_source: AppSnapshot) -> Path:
+    return install_empty(app_source, bench_home / "serve.duckdb")

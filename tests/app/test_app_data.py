@@ -8,21 +8,21 @@ from pathlib import Path
 
 import duckdb
 from app_harness import ServeSnapshot, snapshot_rows
-from fixture_snapshot import build_empty_snapshot, build_fixture_snapshot
+from fixture_app_snapshot import AppSnapshot, install, install_empty
 
 from app import data
 
 
-def test_status_follows_the_published_file(bench_home: Path) -> None:
+def test_status_follows_the_published_file(bench_home: Path, app_source: AppSnapshot) -> None:
     serve_db = bench_home / "serve.duckdb"
     assert data.serve_db_path() == serve_db
     assert data.snapshot_status().state == "missing"
 
-    build_empty_snapshot(serve_db)
+    install_empty(app_source, serve_db)
     assert data.snapshot_status().state == "empty"
 
     # Same path, new file (publish swaps): the mtime-keyed cache must not serve the old answer.
-    build_fixture_snapshot(serve_db)
+    install(app_source, serve_db)
     status = data.snapshot_status()
     assert status.state == "ready"
     assert status.published_at
@@ -52,7 +52,9 @@ def test_user_values_are_parameters_not_sql(serve_snapshot: ServeSnapshot) -> No
     assert not snapshot_rows(serve_snapshot.serve_db, "select * from marts.dim_events").empty
 
 
-def test_no_connection_outlives_a_query(serve_snapshot: ServeSnapshot) -> None:
+def test_no_connection_outlives_a_query(
+    serve_snapshot: ServeSnapshot, app_source: AppSnapshot
+) -> None:
     run_id = data.list_runs()["run_id"].iloc[0]
     assert data.run_detail(run_id) is not None
     events = data.events([data.run_detail(run_id)["run_started_event_id"]])
@@ -62,7 +64,7 @@ def test_no_connection_outlives_a_query(serve_snapshot: ServeSnapshot) -> None:
         assert con.execute("select count(*) from marts.dim_runs").fetchone()[0] > 0
     # A publish (os.replace onto the path) is seen by the very next call.
     replacement = serve_snapshot.serve_db.with_name("next.duckdb")
-    build_fixture_snapshot(replacement)
+    install(app_source, replacement)
     os.replace(replacement, serve_snapshot.serve_db)
     assert data.snapshot_status().ready
     assert sorted(data.list_runs()["run_id"]) == sorted(

@@ -1,8 +1,9 @@
 """One AppTest per page, run through the real `st.navigation` entry point.
 
 Expectations are read from the snapshot itself (plain DuckDB, contract columns only), so the same
-tests hold for the fixture and for a real published snapshot (`BENCH_APP_SNAPSHOT`). Checks that
-need the fixture's planted rows call `serve_snapshot.require_fixture()`.
+tests hold for the fixture and for another published snapshot (`BENCH_APP_SNAPSHOT`). Checks that
+need the fixture's planted rows call `serve_snapshot.require_fixture()`; their numbers come from
+the stored events through an independent oracle (tests/app/event_oracle.py).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import event_oracle
 import pytest
 from app_harness import PAGES, REPO_ROOT, ServeSnapshot, open_page, snapshot_rows
-from fixture_snapshot import MALICIOUS
+from fixture_app_snapshot import MALICIOUS, extraction_argv
 from streamlit.testing.v1 import AppTest
 
 
@@ -123,16 +125,27 @@ def test_leaderboard_every_dataset_in_composite_order(serve_snapshot: ServeSnaps
         assert f"{int(top.bootstrap_samples)} bootstrap resamples" in caption
 
 
-def test_leaderboard_fixture_values(serve_snapshot: ServeSnapshot) -> None:
+def test_leaderboard_values_equal_the_oracle_over_the_events(
+    serve_snapshot: ServeSnapshot,
+) -> None:
     fixture = serve_snapshot.require_fixture()
+    expected = event_oracle.extraction_leaderboard(
+        serve_snapshot.serve_db, fixture.extraction_runs["app-articles"]
+    )
+    order = sorted(expected, key=lambda system: (-expected[system]["composite"], system))
     at = open_page("leaderboard")
-    at.selectbox[0].set_value(fixture.dataset_sha256["article-extraction-benchmark"]).run()
+    at.selectbox[0].set_value(fixture.dataset_sha256["app-articles"]).run()
     table = at.dataframe[0].value
-    assert table["System"].tolist() == ["trafilatura", "html-text", "readability-lxml"]
-    assert table["Failed"].tolist() == [0, 0, 1]
+    assert table["System"].tolist() == order
+    assert table["Composite"].tolist() == pytest.approx([expected[s]["composite"] for s in order])
+    assert table["Rank"].tolist() == [expected[s]["rank_composite"] for s in order]
+    assert table["Failed"].tolist() == [expected[s]["n_failed"] for s in order]
+    assert expected[fixture.failed["system"]]["n_failed"] == 1  # the one refused page
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Composite"] == "0.941"
-    assert metrics["Useful-success threshold"] == "0.30"
+    top = expected[order[0]]
+    assert metrics["Composite"] == f"{top['composite']:.3f}"
+    assert metrics["Completeness"] == f"{top['completeness']:.3f}"
+    assert metrics["Useful-success threshold"] == "0.30"  # dbt_project.yml's default
 
 
 # --- runs --------------------------------------------------------------------------------------
@@ -153,8 +166,11 @@ def test_runs_page_lists_spec_provenance_and_every_failure(serve_snapshot: Serve
             "select coalesce(max(n), 0) as items, coalesce(sum(failed), 0) as failed from ("
             "select system, count(distinct item_id) as n, count(*) filter "
             "(where outcome = 'failed') as failed from marts.fct_extraction_pages "
-            "where run_id = ? group by system)",
-            [run.run_id],
+            "where run_id = ? group by system union all "
+            "select lane, count(distinct item_id), count(distinct item_id) filter "
+            "(where outcome = 'failed') from marts.fct_qa_answers "
+            "where run_id = ? group by lane)",
+            [run.run_id, run.run_id],
         ).iloc[0]
         # the grid of the run's family mart (dim_runs has no item count for every family)
         items = int(grid["items"]) or int(run.n_items_registered)
@@ -177,7 +193,10 @@ def test_runs_page_lists_spec_provenance_and_every_failure(serve_snapshot: Serve
         listed = [d.value for d in at.dataframe if "error_message" in d.value]
         if failures.empty:
             assert not listed
-            assert at.success
+            if int(grid["failed"]):  # a QA failure: its error is on the QA lineage page
+                assert any("lineage page" in w.value for w in at.warning)
+            else:
+                assert at.success
             continue
         shown = listed[0]
         assert sorted(zip(shown["system"], shown["item_id"], strict=True)) == sorted(
@@ -199,9 +218,16 @@ def test_runs_page_shows_the_fixture_failure(serve_snapshot: ServeSnapshot) -> N
     row = failures.set_index(["system", "item_id"]).loc[
         (fixture.failed["system"], fixture.failed["item"])
     ]
-    assert row["error_class"] == fixture.failed["error_class"]
-    assert row["error_message"] == "Document is empty"
-    assert any(c.value.startswith("bench run extraction") for c in at.code)
+    (event,) = [
+        p
+        for p in event_oracle.payloads(
+            serve_snapshot.serve_db, "extraction_failed", fixture.failed["run"]
+        )
+        if (p["system"], p["item_id"]) == (fixture.failed["system"], fixture.failed["item"])
+    ]
+    assert row["error_class"] == event["error_class"] == fixture.failed["error_class"]
+    assert row["error_message"] == event["error_message"] == "Document is empty"  # lxml's words
+    assert " ".join(extraction_argv("app-articles")) in [c.value for c in at.code]
 
 
 # --- item lineage ------------------------------------------------------------------------------

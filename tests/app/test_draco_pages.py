@@ -16,6 +16,8 @@ from urllib.parse import urlencode
 import pandas as pd
 import pytest
 from app_harness import APP_SCRIPT, TIMEOUT_S, snapshot_rows
+from fixture_app_snapshot import AppSnapshot, install_without
+from fixture_app_snapshot import install as install_app
 from fixture_draco_snapshot import (
     PAYLOADS,
     PLANTED_LANE,
@@ -24,7 +26,6 @@ from fixture_draco_snapshot import (
     draco_snapshot,
     install,
 )
-from fixture_snapshot import build_fixture_snapshot
 from streamlit.testing.v1 import AppTest
 
 from app import data
@@ -114,14 +115,19 @@ def test_no_snapshot_says_how_to_create_the_draco_marts(bench_home: Path, page: 
 
 
 @pytest.mark.parametrize("page", list(DRACO_PAGES))
-def test_snapshot_without_draco_marts_says_how_to_create_them(bench_home: Path, page: str) -> None:
-    build_fixture_snapshot(bench_home / "serve.duckdb")  # extraction marts only
+def test_snapshot_without_draco_marts_says_how_to_create_them(
+    bench_home: Path, app_source: AppSnapshot, page: str
+) -> None:
+    # a snapshot published before the DRACO marts existed
+    install_without(app_source, bench_home / "serve.duckdb", data.DRACO_COLUMNS)
     assert data.draco_status().state == "absent"
     assert_draco_hint(open_page(page))
 
 
-def test_overview_links_the_draco_pages_only_when_there_are_rows(bench_home: Path) -> None:
-    build_fixture_snapshot(bench_home / "serve.duckdb")
+def test_overview_links_the_draco_pages_only_when_there_are_rows(
+    bench_home: Path, app_source: AppSnapshot
+) -> None:
+    install_app(app_source, bench_home / "serve.duckdb")  # DRACO marts built, no DRACO run
     at = open_page("overview")
     assert not [link for link in at.get("page_link") if "draco" in str(link.proto.page)]
 

@@ -1,6 +1,6 @@
 """The QA pages in Debian chromium (Playwright), on loopback only.
 
-Starts `streamlit run app/streamlit_app.py` on the QA fixture snapshot, renders the leaderboard,
+Starts `streamlit run app/streamlit_app.py` on the app snapshot (tests/app/fixture_app_snapshot.py), renders the leaderboard,
 lane-vs-lane and series pages, then deep-links the QA lineage page to the answer whose grader
 completion and raw search body carry `<script>`/`<img onerror>` and proves both stay inert text.
 Set BENCH_APP_SCREENSHOT_DIR to keep the screenshots.
@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from fixture_qa_snapshot import QaFixture, build_qa_fixture_snapshot
+from fixture_app_snapshot import AppSnapshot, install
 from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
 
 pytestmark = [
@@ -28,20 +28,22 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 
 @pytest.fixture
-def qa_app(bench_home: Path, tmp_path: Path) -> Iterator[tuple[str, QaFixture]]:
-    fixture = build_qa_fixture_snapshot(bench_home / "serve.duckdb")
+def qa_app(
+    bench_home: Path, tmp_path: Path, app_source: AppSnapshot
+) -> Iterator[tuple[str, AppSnapshot]]:
+    install(app_source, bench_home / "serve.duckdb")
     with running_app(bench_home, tmp_path / "streamlit.log") as url:
-        yield url, fixture
+        yield url, app_source
 
 
 def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
-    qa_app: tuple[str, QaFixture], tmp_path: Path
+    qa_app: tuple[str, AppSnapshot], tmp_path: Path
 ) -> None:
     app_url, fixture = qa_app
     expect = sync_api.expect
     with guarded_page(tmp_path, height=1800) as guarded:
         page = guarded.page
-        run1 = fixture.run_ids[0]
+        run1 = fixture.qa_run_ids[0]
         page.goto(f"{app_url}/qa_leaderboard?{urlencode({'run': run1})}")
         expect(page.get_by_role("heading", name="QA leaderboard")).to_be_visible(
             timeout=RENDER_TIMEOUT_MS
@@ -75,7 +77,7 @@ def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
         page.wait_for_timeout(500)  # let the chart finish drawing
         guarded.shoot("qa_series")
 
-        page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.malicious)}")
+        page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.qa_malicious)}")
         expect(page.get_by_role("heading", name="QA lineage")).to_be_visible(
             timeout=RENDER_TIMEOUT_MS
         )
@@ -85,7 +87,7 @@ def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
         expect(planted.first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
         expect(planted).to_have_count(2)  # grader completion and raw search body, as text
         expect(
-            page.get_by_text(f"item {fixture.malicious['item']}", exact=False).first
+            page.get_by_text(f"item {fixture.qa_malicious['item']}", exact=False).first
         ).to_be_visible()
         page.wait_for_timeout(500)  # give any injected handler a chance to fire
 

@@ -1,28 +1,24 @@
 """AppTests of the question-answering pages, run through the real `st.navigation` entry point.
 
-The snapshot is `fixture_qa_snapshot.build_qa_fixture_snapshot`, built once per session and
-copied into each test's BENCH_HOME. Expectations are read from the snapshot with plain DuckDB.
+The snapshot is `fixture_app_snapshot.build_app_snapshot` (real runs, real dbt build), built once
+per session and copied into each test's BENCH_HOME. Expectations are read from the snapshot with
+plain DuckDB, or computed from its stored events (tests/app/event_oracle.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import event_oracle
 import pandas as pd
 import pytest
 from app_harness import APP_SCRIPT, TIMEOUT_S, snapshot_rows
-from fixture_qa_snapshot import (
-    QaFixture,
-    build_qa_empty_snapshot,
-    build_qa_fixture_snapshot,
-)
-from fixture_snapshot import MALICIOUS, build_fixture_snapshot
+from fixture_app_snapshot import MALICIOUS, AppSnapshot, install, install_empty, install_without
 from streamlit.testing.v1 import AppTest
 
 from app import data
@@ -45,16 +41,9 @@ RENDERS_MARKDOWN = (
 )
 
 
-@pytest.fixture(scope="session")
-def qa_fixture_source(tmp_path_factory: pytest.TempPathFactory) -> QaFixture:
-    return build_qa_fixture_snapshot(tmp_path_factory.mktemp("qa-fixture") / "serve.duckdb")
-
-
 @pytest.fixture
-def qa(bench_home: Path, qa_fixture_source: QaFixture) -> QaFixture:
-    target = bench_home / "serve.duckdb"
-    shutil.copyfile(qa_fixture_source.serve_db, target)
-    return replace(qa_fixture_source, serve_db=target)
+def qa(bench_home: Path, app_source: AppSnapshot) -> AppSnapshot:
+    return replace(app_source, serve_db=install(app_source, bench_home / "serve.duckdb"))
 
 
 def open_qa(page: str, query_params: dict[str, str] | None = None) -> AppTest:
@@ -98,21 +87,26 @@ def test_no_snapshot_says_how_to_create_the_qa_marts(bench_home: Path, page: str
 
 
 @pytest.mark.parametrize("page", list(QA_PAGES))
-def test_snapshot_without_qa_marts_says_how_to_create_them(bench_home: Path, page: str) -> None:
-    build_fixture_snapshot(bench_home / "serve.duckdb")  # extraction marts only
+def test_snapshot_without_qa_marts_says_how_to_create_them(
+    bench_home: Path, app_source: AppSnapshot, page: str
+) -> None:
+    # a snapshot published before the QA marts existed
+    install_without(app_source, bench_home / "serve.duckdb", data.QA_COLUMNS)
     assert_qa_hint(open_qa(page))
 
 
-def test_empty_qa_marts_say_how_to_fill_them(bench_home: Path) -> None:
-    build_qa_empty_snapshot(bench_home / "serve.duckdb")
+def test_empty_qa_marts_say_how_to_fill_them(bench_home: Path, app_source: AppSnapshot) -> None:
+    install_empty(app_source, bench_home / "serve.duckdb", data.QA_COLUMNS)
     assert data.qa_status().state == "empty"
     for page in QA_PAGES:
         assert_qa_hint(open_qa(page))
 
 
-def test_qa_marts_off_contract_name_the_missing_columns(bench_home: Path) -> None:
+def test_qa_marts_off_contract_name_the_missing_columns(
+    bench_home: Path, app_source: AppSnapshot
+) -> None:
     db = bench_home / "serve.duckdb"
-    build_qa_empty_snapshot(db)
+    install_empty(app_source, db, data.QA_COLUMNS)
     with duckdb.connect(str(db)) as con:
         con.execute("alter table marts.qa_leaderboard drop column accuracy_p_adjusted")
     at = open_qa("qa_leaderboard")
@@ -124,8 +118,8 @@ def test_qa_marts_off_contract_name_the_missing_columns(bench_home: Path) -> Non
 # --- leaderboard ---------------------------------------------------------------------------------
 
 
-def test_leaderboard_orders_lanes_and_shows_p_values_vs_the_named_baseline(qa: QaFixture) -> None:
-    run1, run2 = qa.run_ids
+def test_leaderboard_orders_lanes_and_shows_p_values_vs_the_named_baseline(qa: AppSnapshot) -> None:
+    run1, run2 = qa.qa_run_ids
     at = open_qa("qa_leaderboard")
     assert [t.value for t in at.title] == ["QA leaderboard"]
     assert at.selectbox[0].value == run2  # newest run first
@@ -133,7 +127,17 @@ def test_leaderboard_orders_lanes_and_shows_p_values_vs_the_named_baseline(qa: Q
     assert at.selectbox[0].value == run1
     assert at.selectbox[1].value == qa.grader_id
     assert at.query_params["grader"] == qa.grader_id
-    assert any(qa.grader_id in unescape(s.value) and "official" in s.value for s in at.success)
+    # the fixture's grader is the offline one: named, and never passed off as official
+    assert any(
+        qa.grader_id in unescape(w.value) and "NOT the official" in w.value for w in at.warning
+    )
+    assert not at.success
+
+    answers = event_oracle.by_lane(event_oracle.qa_answers(qa.serve_db, run1))
+    accuracy = {lane: event_oracle.strict_accuracy(rows) for lane, rows in answers.items()}
+    order = sorted(accuracy, key=lambda lane: (-accuracy[lane], lane))
+    failed = {lane: sum(not a.landed for a in rows) for lane, rows in answers.items()}
+    prices = event_oracle.lane_prices()
 
     expected = rows(
         qa.serve_db,
@@ -142,22 +146,28 @@ def test_leaderboard_orders_lanes_and_shows_p_values_vs_the_named_baseline(qa: Q
         [run1, qa.grader_id],
     )
     table = table_with(at, "Strict accuracy")
-    assert table["Lane"].tolist() == expected["lane"].tolist()
-    assert table["Lane"].tolist() == ["brave_search", "tavily_search_basic", "local-bm25"]
-    assert table["Strict accuracy"].tolist() == pytest.approx([0.8, 0.75, 0.6])
+    assert table["Lane"].tolist() == order
+    assert table["Strict accuracy"].tolist() == pytest.approx([accuracy[lane] for lane in order])
     assert table["Strict accuracy"].is_monotonic_decreasing
-    assert table["Failed"].tolist() == [0, 1, 0]
-    assert table["Failure rate"].tolist() == pytest.approx([0.0, 0.2, 0.0])
-    assert table["Landed"].tolist() == [5, 4, 5]
+    assert table["Failed"].tolist() == [failed[lane] for lane in order]
+    assert failed[qa.qa_failed["lane"]] == 1  # the search that never landed
+    assert table["Failure rate"].tolist() == pytest.approx(
+        [failed[lane] / len(answers[lane]) for lane in order]
+    )
+    assert table["Landed"].tolist() == [len(answers[lane]) - failed[lane] for lane in order]
     assert table["F1"].tolist() == pytest.approx(expected["f1"].tolist())
     assert table["NDCG@10"].tolist() == pytest.approx(expected["ndcg_10"].tolist())
     assert table["LLM precision@10"].tolist() == pytest.approx(
         expected["llm_precision_10"].tolist()
     )
     assert table["p50 (ms)"].tolist() == pytest.approx(expected["latency_p50_ms"].tolist())
-    assert table["$/1k queries"].tolist() == pytest.approx([5.0, 8.0, 0.0])
-    assert table["Run cost ($)"].tolist() == pytest.approx([0.025, 0.04, 0.0])
-    assert set(table["Price date"]) == {"2026-09-17"}
+    usd = [float(prices[lane]["usd_per_1k"]) for lane in order]
+    assert table["$/1k queries"].tolist() == pytest.approx(usd)
+    assert table["Run cost ($)"].tolist() == pytest.approx(
+        [price * len(answers[lane]) / 1000 for price, lane in zip(usd, order, strict=True)]
+    )
+    snapshot_dates = {prices[lane]["price_snapshot_date"] for lane in order}
+    assert set(table["Price date"]) == snapshot_dates
     assert table["CI"].iloc[0] == (
         f"{expected['strict_accuracy_ci_low'].iloc[0]:.3f}–"
         f"{expected['strict_accuracy_ci_high'].iloc[0]:.3f}"
@@ -171,29 +181,33 @@ def test_leaderboard_orders_lanes_and_shows_p_values_vs_the_named_baseline(qa: Q
         [run1, qa.grader_id],
     ).set_index("lane")["p_adjusted"]
     shown = table.set_index("Lane")
-    for lane in ("brave_search", "tavily_search_basic"):
+    others = [lane for lane in qa.lanes if lane != qa.baseline]
+    for lane in others:
         assert shown.loc[lane, "p adj. vs baseline"] == pytest.approx(significance[lane])
         assert shown.loc[lane, "vs"] == qa.baseline
         assert shown.loc[lane, "Compare"].startswith("qa_compare?")
     assert shown.loc[qa.baseline, "vs"] == "(baseline)"
     assert shown["p adj. vs baseline"].isna().loc[qa.baseline]
 
+    (snapshot_date,) = snapshot_dates
     metrics = {m.label: unescape(m.value) for m in at.metric}
     assert metrics["Baseline lane"] == qa.baseline
-    assert metrics["Price snapshot"] == "2026-09-17"
-    assert metrics["Failed requests"] == "1"
+    assert metrics["Price snapshot"] == snapshot_date
+    assert metrics["Failed requests"] == str(sum(failed.values()))
     caption = unescape(" ".join(c.value for c in at.caption))
-    assert "Bonferroni correction over a family of 2 comparison(s)" in caption
+    assert f"Bonferroni correction over a family of {len(others)} comparison(s)" in caption
     assert f"baseline lane {qa.baseline}" in caption
-    assert "price snapshot 2026-09-17, basis list, local" in caption
+    basis = ", ".join(sorted({prices[lane]["basis"] for lane in order}))
+    assert f"price snapshot {snapshot_date}, basis {basis}" in caption
 
     every_metric = table_with(at, "p_adjusted")
-    assert len(every_metric) == 10  # 2 lanes × 5 metrics
-    assert set(every_metric["metric"]) == {"accuracy", "ndcg_10", "recall_10", "mrr", "llm_hit_10"}
+    metrics_tested = {"accuracy", "ndcg_10", "recall_10", "mrr", "llm_hit_10"}
+    assert len(every_metric) == len(others) * len(metrics_tested)
+    assert set(every_metric["metric"]) == metrics_tested
 
 
-def test_leaderboard_breakdowns_and_per_question_links(qa: QaFixture) -> None:
-    run1 = qa.run_ids[0]
+def test_leaderboard_breakdowns_and_per_question_links(qa: AppSnapshot) -> None:
+    run1 = qa.qa_run_ids[0]
     at = open_qa("qa_leaderboard", {"run": run1})
     by_topic = table_with(at, "topic").set_index("topic")
     expected = rows(
@@ -205,57 +219,63 @@ def test_leaderboard_breakdowns_and_per_question_links(qa: QaFixture) -> None:
     for row in expected.itertuples():
         assert by_topic.loc[row.value, row.lane] == pytest.approx(row.strict_accuracy, nan_ok=True)
         assert by_topic.loc[row.value, "n"] == row.n_questions
-    assert by_topic.loc["history", "local-bm25"] == pytest.approx(0.5)
+
+    # per topic and answer type, from the registered questions and the graded answers
+    registered = event_oracle.questions(qa.serve_db, run1)
+    answers = event_oracle.qa_answers(qa.serve_db, run1)
     by_type = table_with(at, "answer_type").set_index("answer_type")
-    assert set(by_type.index) == {"Date", "Number", "Other", "Person"}
-    assert pd.isna(by_type.loc["Number", "tavily_search_basic"])  # its only question failed
+    for dimension, shown in (("topic", by_topic), ("answer_type", by_type)):
+        values = {q[dimension] for q in registered.values()}
+        assert set(shown.index) == values
+        for value in values:
+            items = [i for i, q in registered.items() if q[dimension] == value]
+            assert shown.loc[value, "n"] == len(items)
+            for lane in qa.lanes:
+                oracle = event_oracle.strict_accuracy([answers[(lane, i)] for i in items])
+                if oracle is None:  # nothing landed: no accuracy, not a zero
+                    assert pd.isna(shown.loc[value, lane]), (value, lane)
+                else:
+                    assert shown.loc[value, lane] == pytest.approx(oracle), (value, lane)
+    # the fixture's premise: the failed search is the only question of its answer type
+    failed_type = registered[qa.qa_failed["item"]]["answer_type"]
+    assert pd.isna(by_type.loc[failed_type, qa.qa_failed["lane"]])
 
     lane_box = next(s for s in at.selectbox if s.label == "Lane")
-    lane_box.set_value("tavily_search_basic").run()
+    lane_box.set_value(qa.qa_failed["lane"]).run()
     assert not at.exception
     per_question = table_with(at, "lineage")
     assert per_question["item_id"].tolist() == qa.questions
-    failed = per_question.set_index("item_id").loc[qa.failed["item"]]
+    failed = per_question.set_index("item_id").loc[qa.qa_failed["item"]]
     assert failed["outcome"] == "failed" and pd.isna(failed["label"])
     link = per_question["lineage"].iloc[0]
-    assert link.startswith("qa_lineage?") and "lane=tavily_search_basic" in link
+    assert link.startswith("qa_lineage?") and f"lane={qa.qa_failed['lane']}" in link
 
 
 # --- lane vs lane --------------------------------------------------------------------------------
 
 
-def test_compare_counts_wins_and_shows_the_pair_significance(qa: QaFixture) -> None:
-    run1 = qa.run_ids[0]
+def test_compare_counts_wins_and_shows_the_pair_significance(qa: AppSnapshot) -> None:
+    run1 = qa.qa_run_ids[0]
     at = open_qa(
         "qa_compare", {"run": run1, "grader": qa.grader_id, "a": "brave_search", "b": qa.baseline}
     )
     assert [t.value for t in at.title] == ["Lane vs lane"]
     assert [s.value for s in at.selectbox] == [run1, qa.grader_id, "brave_search", qa.baseline]
+    answers = event_oracle.qa_answers(qa.serve_db, run1)
+    a = [answers[("brave_search", item)] for item in qa.questions]
+    b = [answers[(qa.baseline, item)] for item in qa.questions]
+    results = [pair_result(x, y) for x, y in zip(a, b, strict=True)]
+    assert "win" in results and "tie" in results  # the fixture's premise: the lanes differ
     metrics = {m.label: m.value for m in at.metric}
-    # brave CCCIC vs local-bm25 CICNC: A wins question 2, the rest tie.
-    assert (metrics["A wins"], metrics["B wins"], metrics["Ties"], metrics["Unpaired"]) == (
-        "1",
-        "0",
-        "4",
-        "0",
+    assert (metrics["A wins"], metrics["B wins"], metrics["Ties"], metrics["Unpaired"]) == tuple(
+        str(results.count(r)) for r in ("win", "loss", "tie", "unpaired")
     )
     pairs = table_with(at, "ndcg_10_diff")
     assert pairs["item_id"].tolist() == qa.questions
-    assert pairs["label_a"].tolist() == [
-        "correct",
-        "correct",
-        "correct",
-        "incorrect",
-        "correct",
-    ]
-    assert pairs["label_b"].tolist() == [
-        "correct",
-        "incorrect",
-        "correct",
-        "not_attempted",
-        "correct",
-    ]
-    assert pairs["answer_b"].iloc[1] == "AssertError"
+    assert pairs["label_a"].tolist() == [x.label for x in a]
+    assert pairs["label_b"].tolist() == [y.label for y in b]
+    assert [None if pd.isna(v) else v for v in pairs["answer_b"]] == [y.answer for y in b]
+    assert pairs["result"].tolist() == results
     expected = rows(
         qa.serve_db,
         "select a.item_id, a.ndcg_10 - b.ndcg_10 as diff from marts.fct_qa_answers a "
@@ -279,12 +299,21 @@ def test_compare_counts_wins_and_shows_the_pair_significance(qa: QaFixture) -> N
     assert set(shown["lane"]) == {"brave_search"}
 
 
-def test_compare_unpaired_failure_and_pair_without_a_test(qa: QaFixture) -> None:
-    run1 = qa.run_ids[0]
+def pair_result(a: event_oracle.Answer, b: event_oracle.Answer) -> str:
+    """Methodology 2.6's pairing: only questions both lanes landed are won, lost or tied."""
+    if not (a.landed and b.landed):
+        return "unpaired"
+    if (a.label == "correct") != (b.label == "correct"):
+        return "win" if a.label == "correct" else "loss"
+    return "tie"
+
+
+def test_compare_unpaired_failure_and_pair_without_a_test(qa: AppSnapshot) -> None:
+    run1 = qa.qa_run_ids[0]
     at = open_qa("qa_compare", {"run": run1, "a": "tavily_search_basic", "b": qa.baseline})
     assert {m.label: m.value for m in at.metric}["Unpaired"] == "1"
     pairs = table_with(at, "ndcg_10_diff").set_index("item_id")
-    assert pairs.loc[qa.failed["item"], "result"] == "unpaired"
+    assert pairs.loc[qa.qa_failed["item"], "result"] == "unpaired"
 
     at = open_qa("qa_compare", {"run": run1, "a": "tavily_search_basic", "b": "brave_search"})
     assert any("against the baseline lane only" in i.value for i in at.info)
@@ -296,7 +325,7 @@ def test_compare_unpaired_failure_and_pair_without_a_test(qa: QaFixture) -> None
 # --- series --------------------------------------------------------------------------------------
 
 
-def test_series_shows_accuracy_per_run_summary_and_the_noise_note(qa: QaFixture) -> None:
+def test_series_shows_accuracy_per_run_summary_and_the_noise_note(qa: AppSnapshot) -> None:
     at = open_qa("qa_series")
     assert [t.value for t in at.title] == ["QA series"]
     assert at.selectbox[0].value == qa.series
@@ -304,7 +333,9 @@ def test_series_shows_accuracy_per_run_summary_and_the_noise_note(qa: QaFixture)
     assert "within ±0.4 points" in note and "not called" in note
     assert "confounded with learning" in note
     charts = at.get("vega_lite_chart")
-    assert len(charts) == 1 and "strict accuracy" in charts[0].proto.spec
+    # the series curve, then one per vertical (the questions' topics)
+    topics = {q["topic"] for q in event_oracle.questions(qa.serve_db, qa.qa_run_ids[0]).values()}
+    assert len(charts) == 1 + len(topics) and "strict accuracy" in charts[0].proto.spec
     # the series curve and its noise band around every run
     marks = [layer["mark"] for layer in json.loads(charts[0].proto.spec)["layer"]]
     assert [m["type"] if isinstance(m, dict) else m for m in marks] == ["area", "line"]
@@ -321,38 +352,54 @@ def test_series_shows_accuracy_per_run_summary_and_the_noise_note(qa: QaFixture)
     assert runs["Strict accuracy (%)"].tolist() == pytest.approx(
         (expected["strict_accuracy"] * 100).tolist()
     )
+    # per lane and run, from the events: failures count as incorrect in a series (methodology 3)
+    accuracy = {
+        (lane, index): event_oracle.series_accuracy(answers)
+        for index, run_id in enumerate(qa.qa_run_ids, start=1)
+        for lane, answers in event_oracle.by_lane(
+            event_oracle.qa_answers(qa.serve_db, run_id)
+        ).items()
+    }
     by_key = runs.set_index(["Lane", "Run index"])
-    assert by_key.loc[("brave_search", 2), "Strict accuracy (%)"] == pytest.approx(100.0)
-    assert by_key.loc[("brave_search", 2), "Δ vs previous (points)"] == pytest.approx(20.0)
-    assert by_key.loc[("brave_search", 2), "Call"] == "outside the noise band"
-    assert by_key.loc[("local-bm25", 2), "Call"] == "within ±0.4: not called"
-    assert by_key.loc[("local-bm25", 1), "Call"] == "– (first run)"
-    assert by_key.loc[("tavily_search_basic", 2), "Run"] == qa.run_ids[1]
+    calls = set()
+    for lane in qa.lanes:
+        first, second = accuracy[(lane, 1)], accuracy[(lane, 2)]
+        assert by_key.loc[(lane, 1), "Strict accuracy (%)"] == pytest.approx(first * 100)
+        assert by_key.loc[(lane, 1), "Call"] == "– (first run)"
+        assert by_key.loc[(lane, 2), "Strict accuracy (%)"] == pytest.approx(second * 100)
+        delta = (second - first) * 100
+        assert by_key.loc[(lane, 2), "Δ vs previous (points)"] == pytest.approx(delta)
+        call = "within ±0.4: not called" if abs(delta) <= 0.4 else "outside the noise band"
+        assert by_key.loc[(lane, 2), "Call"] == call, lane
+        assert by_key.loc[(lane, 2), "Run"] == qa.qa_run_ids[1]
+        calls.add(call)
+    assert len(calls) == 2  # the fixture's premise: one lane steady, another one moved
 
     summary = table_with(at, "Range (points)").set_index("Lane")
-    assert summary.loc["brave_search", "Accuracy per run (%)"] == "80.0, 100.0"
-    assert summary.loc["brave_search", "Mean (%)"] == pytest.approx(90.0)
-    assert summary.loc["tavily_search_basic", "Range (points)"] == pytest.approx(5.0)
-    assert summary.loc["local-bm25", "Range (points)"] == pytest.approx(0.0)
+    for lane in qa.lanes:
+        per_run = [accuracy[(lane, 1)] * 100, accuracy[(lane, 2)] * 100]
+        assert summary.loc[lane, "Accuracy per run (%)"] == ", ".join(f"{v:.1f}" for v in per_run)
+        assert summary.loc[lane, "Mean (%)"] == pytest.approx(sum(per_run) / 2)
+        assert summary.loc[lane, "Range (points)"] == pytest.approx(max(per_run) - min(per_run))
 
 
 # --- lineage -------------------------------------------------------------------------------------
 
 
-def test_lineage_shows_events_raw_body_chunks_answer_and_grader_completion(qa: QaFixture) -> None:
-    at = open_qa("qa_lineage", qa.malicious)
+def test_lineage_shows_events_raw_body_chunks_answer_and_grader_completion(qa: AppSnapshot) -> None:
+    at = open_qa("qa_lineage", qa.qa_malicious)
     assert [t.value for t in at.title] == ["QA lineage"]
     assert [s.value for s in at.selectbox] == [
-        qa.malicious["run"],
-        qa.malicious["lane"],
-        qa.malicious["item"],
+        qa.qa_malicious["run"],
+        qa.qa_malicious["lane"],
+        qa.qa_malicious["item"],
     ]
-    assert at.query_params == qa.malicious
+    assert at.query_params == qa.qa_malicious
 
     answer = rows(
         qa.serve_db,
         "select * from marts.fct_qa_answers where run_id = ? and lane = ? and item_id = ?",
-        [qa.malicious["run"], qa.malicious["lane"], qa.malicious["item"]],
+        [qa.qa_malicious["run"], qa.qa_malicious["lane"], qa.qa_malicious["item"]],
     ).iloc[0]
     ids = [
         answer["search_event_id"],
@@ -383,14 +430,25 @@ def test_lineage_shows_events_raw_body_chunks_answer_and_grader_completion(qa: Q
     assert MALICIOUS in codes[codes.index(grade_payload["llm"]["raw_completion"])]
 
     chunks = table_with(at, "umbrela_grade")
-    assert chunks["rank"].tolist() == list(range(1, 7))
-    assert chunks.loc[chunks["url"] == answer_gold_url(qa, answer), "umbrela_grade"].tolist() == [3]
+    stored = json.loads(events.loc[answer["chunks_event_id"], "payload"])["chunks"]
+    assert chunks["rank"].tolist() == [c["rank"] for c in stored]
+    assert chunks["url"].tolist() == [c["url"] for c in stored]
+    judged = {
+        p["rank"]: p["grade"]
+        for p in event_oracle.payloads(qa.serve_db, "relevance_graded", qa.qa_malicious["run"])
+        if (p["lane"], p["item_id"]) == (qa.qa_malicious["lane"], qa.qa_malicious["item"])
+    }
+    assert chunks["umbrela_grade"].tolist() == [judged[c["rank"]] for c in stored]
+    assert answer_gold_url(qa, answer) in chunks["url"].tolist()  # the body that answers it
+    label = event_oracle.qa_answers(qa.serve_db, qa.qa_malicious["run"])[
+        (qa.qa_malicious["lane"], qa.qa_malicious["item"])
+    ].label
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Label"] == "correct"
+    assert metrics["Label"] == label == "correct"
     assert metrics["NDCG@10"] == f"{answer['ndcg_10']:.3f}"
 
 
-def answer_gold_url(qa: QaFixture, answer) -> str:
+def answer_gold_url(qa: AppSnapshot, answer) -> str:
     registered = rows(
         qa.serve_db,
         "select payload from marts.dim_events where run_id = ? and event_type = "
@@ -400,8 +458,8 @@ def answer_gold_url(qa: QaFixture, answer) -> str:
     return json.loads(registered["payload"].iloc[0])["gold_urls_raw"][0]
 
 
-def test_lineage_keeps_provider_and_llm_html_inert(qa: QaFixture) -> None:
-    at = open_qa("qa_lineage", qa.malicious)
+def test_lineage_keeps_provider_and_llm_html_inert(qa: AppSnapshot) -> None:
+    at = open_qa("qa_lineage", qa.qa_malicious)
     for kind in RENDERS_MARKDOWN:
         for element in getattr(at, kind):
             assert "<script" not in element.value and "onerror" not in element.value, kind
@@ -410,25 +468,32 @@ def test_lineage_keeps_provider_and_llm_html_inert(qa: QaFixture) -> None:
     assert not at.get("html")
 
 
-def test_lineage_failed_item_shows_the_error_and_no_answer(qa: QaFixture) -> None:
-    at = open_qa("qa_lineage", qa.failed)
+def test_lineage_failed_item_shows_the_error_and_no_answer(qa: AppSnapshot) -> None:
+    at = open_qa("qa_lineage", qa.qa_failed)
     shown = table_with(at, "segment_line").set_index("stage")
     assert shown.loc["search", "event_type"] == "provider_call_failed"
     assert shown.loc["grade", "event_id"] == "–"
-    assert "timeout: read timed out after 30.0 s (3 attempts)" in [c.value for c in at.code]
+    (search,) = [
+        p
+        for p in event_oracle.payloads(qa.serve_db, "provider_call_failed", qa.qa_failed["run"])
+        if (p["lane"], p["item_id"], p["stage"])
+        == (qa.qa_failed["lane"], qa.qa_failed["item"], "search")
+    ]
+    assert search["http_attempts"] == 3  # the policy's attempts, every one refused
+    assert f"{search['error_class']}: {search['error_message']}" in [c.value for c in at.code]
     texts = [t.value for t in at.text]
-    assert "No answer was synthesized (the search did not land)." in texts
+    assert "outcome failed" in texts  # the answer stage records the failure, no answer
     assert any("outcome failed" in t and "not graded" in t for t in texts)
 
 
-def test_lineage_unknown_link_values_fall_back(qa: QaFixture) -> None:
+def test_lineage_unknown_link_values_fall_back(qa: AppSnapshot) -> None:
     at = open_qa("qa_lineage", {"run": "' or 1=1 --", "lane": "x'); drop table marts.dim_runs; --"})
     assert any("not in this snapshot" in w.value for w in at.warning)
-    assert at.selectbox[0].value in qa.run_ids
+    assert at.selectbox[0].value in qa.qa_run_ids
     assert not rows(qa.serve_db, "select * from marts.dim_runs").empty
 
 
-def test_qa_data_functions_take_values_as_parameters(qa: QaFixture) -> None:
+def test_qa_data_functions_take_values_as_parameters(qa: AppSnapshot) -> None:
     hostile = "x' or '1'='1"
     assert data.qa_status().ready
     assert data.qa_leaderboard(hostile, hostile).empty
@@ -438,4 +503,4 @@ def test_qa_data_functions_take_values_as_parameters(qa: QaFixture) -> None:
     assert data.qa_question_event_id(hostile, hostile) is None
     assert data.qa_relevance_grades(hostile, hostile, hostile).empty
     assert data.series_accuracy(hostile, hostile).empty
-    assert data.qa_run_lanes(qa.run_ids[0]) == sorted(qa.lanes)
+    assert data.qa_run_lanes(qa.qa_run_ids[0]) == sorted(qa.lanes)

@@ -47,18 +47,6 @@ def test_with_unit_tests_and_a_partial_refresh_leave_the_next_build_full(tmp_pat
     assert not dbt_build.fingerprint_file(paths.warehouse_db).exists()
 
 
-def test_a_rescore_selection_is_rebuilt_in_full_and_keeps_the_fingerprint(tmp_path, calls):
-    # a per-run incremental model reading a var (int_draco_criterion_agreement) has no new
-    # events to go by on a rescore: what a rescore selects must be rebuilt, not appended to
-    paths = BenchPaths.from_env(tmp_path).ensure()
-    dbt_build.dbt_build(paths)  # complete build: the fingerprint is recorded
-    marker = dbt_build.fingerprint_file(paths.warehouse_db).read_text()
-    dbt_build.dbt_build(paths, select=["int_draco_criterion_agreement+"])
-    assert "--full-refresh" in calls[1]
-    assert calls[1][calls[1].index("--select") + 1] == "int_draco_criterion_agreement+"
-    assert dbt_build.fingerprint_file(paths.warehouse_db).read_text() == marker
-
-
 def _raw_events(db, rows):
     with duckdb.connect(str(db)) as con:
         con.execute("create schema if not exists raw")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import random
+from collections import Counter
 
+import bench_text
 import duckdb
 import extraction_oracle as oracle
 import pytest
@@ -97,16 +99,15 @@ def text_pairs():
 
 @pytest.mark.parametrize(("passage", "output"), text_pairs())
 def test_token_pieces_match_oracle(passage, output):
-    norm_passage = normalized_model.normalize(passage)
-    norm_output = normalized_model.normalize(output)
+    # The pieces both extraction families score with (dbt_project/python/bench_text.py).
+    text = bench_text
+    norm_passage = text.normalize(passage)
+    norm_output = text.normalize(output)
     assert norm_output == oracle.normalize(output)
-    passage_tokens = normalized_model.WORD.findall(norm_passage)
-    output_tokens = normalized_model.WORD.findall(norm_output)
-    counts = normalized_model.Counter(passage_tokens)
-    recall = normalized_model.token_recall(
-        counts, len(passage_tokens), normalized_model.Counter(output_tokens)
-    )
-    precision = normalized_model.best_window_precision(counts, len(passage_tokens), output_tokens)
+    counts, passage_len = text.token_counts(norm_passage)
+    output_tokens = text.WORD.findall(norm_output)
+    recall = text.token_recall(counts, passage_len, Counter(output_tokens))
+    precision = text.best_window_precision(counts, passage_len, output_tokens)
     for got, expected in (
         (recall, oracle.token_recall(passage, output)),
         (precision, oracle.window_precision(passage, output)),

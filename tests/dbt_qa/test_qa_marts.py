@@ -5,6 +5,7 @@ significance tests, a Python recount of the answer metrics from the events, and 
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from collections import defaultdict
@@ -314,3 +315,30 @@ def test_series_marts(qa_warehouse):
     summary = qa_warehouse.rows("select * from marts.series_summary")
     assert {r["n_runs"] for r in summary} == {3}
     assert all(r["noise_band_points"] == 0.4 for r in summary)
+
+
+def test_dim_runs_counts_questions_and_answer_outcomes(qa_warehouse):
+    """dim_runs counts a QA run's registered questions and its latest answer per (lane,
+    question), recounted here from the stored events (not from the marts)."""
+    run_id = qa_warehouse.run_ids["vendor"]
+    raw = qa_warehouse.rows(
+        "select event_type, payload from raw.events where run_id = ? "
+        "and event_type in ('question_registered', 'answer_synthesized')",
+        [run_id],
+    )
+    questions = {
+        json.loads(r["payload"])["item_id"] for r in raw if r["event_type"] == "question_registered"
+    }
+    latest: dict[tuple[str, str], dict] = {}
+    for r in raw:
+        if r["event_type"] != "answer_synthesized":
+            continue
+        answer = json.loads(r["payload"])
+        key = (answer["lane"], answer["item_id"])
+        if key not in latest or answer["attempt"] > latest[key]["attempt"]:
+            latest[key] = answer
+    failed = sum(a["outcome"] == "failed" for a in latest.values())
+    assert failed, "the fixture must hold a failed answer"
+    (run,) = qa_warehouse.rows("select * from marts.dim_runs where run_id = ?", [run_id])
+    assert run["n_items_registered"] == len(questions) == 24
+    assert (run["n_completed"], run["n_failed"]) == (len(latest) - failed, failed)

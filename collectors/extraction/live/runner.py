@@ -190,14 +190,8 @@ class _LiveStages(RunStages[_UrlWork]):
 
     # -- the kernel's questions --
 
-    def remaining(self) -> list[_UrlWork]:
-        return self.work
-
     def is_finished(self) -> bool:
         return len(self.state.terminal) in self.state.finished_at_counts
-
-    def record(self, event: dict[str, Any]) -> None:
-        self.state.record(event)
 
     def size(self, unit: _UrlWork) -> int:
         return len(unit.local) + len(unit.vendors)

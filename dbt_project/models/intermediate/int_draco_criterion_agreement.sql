@@ -2,9 +2,10 @@
 -- the criterion (fct_draco_criterion_agreement adds the weight in effect). Reads the counted
 -- samples and the pass threshold only, so a new weight or penalty floor does not re-aggregate
 -- the verdict-size rows.
--- Incremental per run, like int_draco_criterion_samples (a rescore of the threshold builds it
--- in full).
+-- Incremental per run, like int_draco_criterion_samples (every run after a change of
+-- scoring vars, e.g. the pass threshold).
 -- depends_on: {{ ref('stg_events') }}
+{%- set scoring_inputs = ['draco_pass_threshold'] %}  {#- the scoring vars its rows depend on #}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -26,7 +27,7 @@ with
 criteria as (
 
     select * from {{ ref('int_draco_criteria_registered') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
@@ -35,7 +36,7 @@ scored as (
     -- the counted samples, not int_draco_criteria_scored: agreement needs no weight, so the
     -- verdict-size rows are read without the weights joined on
     select * from {{ ref('int_draco_criterion_samples') }}
-    where judged {{ only_runs_with_new_events() }}
+    where judged {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
@@ -111,7 +112,7 @@ final as (
                 then cast(across_lanes.n_lanes_judges_differ as double) / across_lanes.n_lanes_multi_judged
         end as judge_disagreement_share,
         criteria.criterion_event_id,
-        {{ newest_load_id() }} as _load_id
+        {{ per_run_cursor_columns(scoring_inputs) }}
     from criteria
     left join groups
         on criteria.run_id = groups.run_id

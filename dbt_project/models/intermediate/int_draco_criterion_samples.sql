@@ -6,6 +6,7 @@
 -- Incremental per run (macros/incremental_events.sql): only the runs with a new event are
 -- counted again.
 -- depends_on: {{ ref('stg_events') }}
+{%- set scoring_inputs = [] %}  {#- the scoring vars its rows depend on #}
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -18,28 +19,28 @@ with
 items as (
 
     select * from {{ ref('int_draco_items_resolved') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 criteria as (
 
     select * from {{ ref('int_draco_criteria_registered') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 judges as (
 
     select * from {{ ref('int_draco_run_judges') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 verdicts as (
 
     select * from {{ ref('int_draco_verdicts_resolved') }}
-    where true {{ only_runs_with_new_events() }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
@@ -157,7 +158,7 @@ final as (
         n_met_overridden_samples,
         report_event_id,
         verdict_event_ids,
-        {{ newest_load_id() }} as _load_id
+        {{ per_run_cursor_columns(scoring_inputs) }}
     from measured
 
 )

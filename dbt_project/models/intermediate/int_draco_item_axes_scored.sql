@@ -8,11 +8,23 @@
 --   pass_rate = passed / all the section's criteria (an unjudged criterion is not passed).
 -- An item without a report (failed, missing, unreported) scores 0.0 on every axis, whatever the
 -- weights in effect.
+-- Incremental per run (macros/incremental_events.sql): only the runs with a new event are
+-- scored again (every run after a change of scoring vars).
+-- depends_on: {{ ref('stg_events') }}
+{#- the scoring vars its rows depend on -#}
+{%- set scoring_inputs = ['draco_penalty_floor', 'draco_weight_override_rows', 'draco_pass_threshold'] %}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='run_id',
+    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
+) }}
 with
 
 criteria as (
 
     select * from {{ ref('int_draco_criteria_scored') }}
+    where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
@@ -66,4 +78,7 @@ final as (
 
 )
 
-select * from final
+select
+    *,
+    {{ per_run_cursor_columns(scoring_inputs) }}
+from final

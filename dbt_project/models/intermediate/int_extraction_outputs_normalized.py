@@ -1,29 +1,25 @@
 """Normalised output text and the token-F1 pieces of every page of the extraction grid.
 
-DuckDB has no NFKC, so the one fixed text normaliser of the live-URL benchmark lives here:
-NFKC, whitespace runs collapsed to one space, stripped, case kept. Anchors arrive already
-normalised (item_registered); completeness (anchors found as substrings) is computed in SQL on
-`normalized_output` so that it can be unit tested.
-
-Token F1 (the benchmark's name for a product, not a harmonic mean), on \\w+ tokens of the
-normalised texts:
-  token_recall     = sum_t min(out[t], passage[t]) / len(passage)
-  window_precision = max over output windows of len(passage) tokens (the whole output when it is
-                     shorter) of sum_t min(window[t], passage[t]) / window length
-The window maximum is an O(n) sliding count. Empty output -> both 0; empty passage -> NULL.
+The normaliser (NFKC, whitespace runs -> one space, stripped, case kept) and the token-F1
+pieces (token_recall, window_precision) are bench_text's, shared with the live-URL family.
+Anchors arrive already normalised (item_registered); completeness (anchors found as substrings)
+is computed in SQL on `normalized_output` so that it can be unit tested.
 
 Grain: one row per (run_id, system, item_id) of int_extraction_pages_gridded.
 Checked against an independent oracle in tests/dbt (dbt cannot unit test Python models).
 """
 
-import re
-import unicodedata
 from collections import Counter
 
 import pyarrow as pa
-
-NORMALIZER_VERSION = "nfkc-ws-1"
-WORD = re.compile(r"\w+")
+from bench_text import (
+    NORMALIZER_VERSION,
+    WORD,
+    best_window_precision,
+    normalize,
+    token_counts,
+    token_recall,
+)
 
 SCHEMA = pa.schema(
     [
@@ -41,41 +37,6 @@ SCHEMA = pa.schema(
 )
 
 
-def normalize(text):
-    return " ".join(unicodedata.normalize("NFKC", text or "").split())
-
-
-def token_recall(passage_counts, passage_len, output_counts):
-    if passage_len == 0:
-        return None
-    found = sum(min(count, output_counts.get(token, 0)) for token, count in passage_counts.items())
-    return found / passage_len
-
-
-def best_window_precision(passage_counts, passage_len, output_tokens):
-    if passage_len == 0:
-        return None
-    if not output_tokens:
-        return 0.0
-    width = min(passage_len, len(output_tokens))
-    window = Counter(output_tokens[:width])
-    # matched = sum_t min(window[t], passage[t]), kept up to date as the window slides
-    matched = sum(min(count, passage_counts.get(token, 0)) for token, count in window.items())
-    best = matched
-    for start in range(1, len(output_tokens) - width + 1):
-        leaving, entering = output_tokens[start - 1], output_tokens[start + width - 1]
-        if leaving == entering:
-            continue
-        window[leaving] -= 1
-        if window[leaving] < passage_counts.get(leaving, 0):
-            matched -= 1
-        if window[entering] < passage_counts.get(entering, 0):
-            matched += 1
-        window[entering] += 1
-        best = max(best, matched)
-    return best / width
-
-
 def model(dbt, session):
     dbt.config(materialized="table")
     pages = (
@@ -90,8 +51,7 @@ def model(dbt, session):
     for page in pages:
         truth = page["ground_truth_text"] or ""
         if truth not in passages:
-            passage_tokens = WORD.findall(normalize(truth))
-            passages[truth] = (Counter(passage_tokens), len(passage_tokens))
+            passages[truth] = token_counts(normalize(truth))
         passage_counts, passage_len = passages[truth]
         output = normalize(page["output_text"])
         output_tokens = WORD.findall(output)

@@ -21,9 +21,9 @@ Checked against a plain-Python oracle in tests/live_extraction.
 
 import json
 import re
-import unicodedata
 
 import pyarrow as pa
+from bench_text import normalize
 from bench_vars import scoring_value
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -38,10 +38,6 @@ SCHEMA = pa.schema(
         ("consensus_rule_version", pa.string()),
     ]
 )
-
-
-def normalize(text):
-    return " ".join(unicodedata.normalize("NFKC", text or "").split())
 
 
 def passages(text, min_words):

@@ -1,12 +1,10 @@
 """The live grid's outputs through the one fixed text normaliser (NFKC, whitespace runs -> one
-space, stripped, case kept; DuckDB has no NFKC). Same normaliser as
-int_extraction_outputs_normalized (version nfkc-ws-1). Grain: (run_id, item_id, system)."""
-
-import unicodedata
+space, stripped, case kept; DuckDB has no NFKC): bench_text's, as in
+int_extraction_outputs_normalized. Grain: (run_id, item_id, system)."""
 
 import pyarrow as pa
+from bench_text import NORMALIZER_VERSION, normalize
 
-NORMALIZER_VERSION = "nfkc-ws-1"
 SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),
@@ -17,10 +15,6 @@ SCHEMA = pa.schema(
         ("normalized_output_chars", pa.int64()),
     ]
 )
-
-
-def normalize(text):
-    return " ".join(unicodedata.normalize("NFKC", text or "").split())
 
 
 def model(dbt, session):

@@ -10,18 +10,17 @@ ground truth of int_live_extraction_anchors. Grain: (run_id, item_id, system) of
   token_f1         = token_recall * window_precision (the benchmark's "F1": a product)
   useful_success   = raw_success and not non_content and completeness >= threshold
                      (var useful_success_threshold)
-The token F1 definition is the offline family's (int_extraction_outputs_normalized); both are
-held to the same oracle in tests.
+The token-F1 pieces are bench_text's, the offline family's too (int_extraction_outputs_normalized),
+held to one oracle in tests.
 """
 
 import json
-import re
 from collections import Counter
 
 import pyarrow as pa
+from bench_text import WORD, best_window_precision, token_counts, token_recall
 from bench_vars import scoring_value
 
-WORD = re.compile(r"\w+")
 SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),
@@ -39,36 +38,6 @@ SCHEMA = pa.schema(
         ("consensus_rule_version", pa.string()),
     ]
 )
-
-
-def token_recall(passage_counts, passage_len, output_counts):
-    if passage_len == 0:
-        return None
-    found = sum(min(count, output_counts.get(token, 0)) for token, count in passage_counts.items())
-    return found / passage_len
-
-
-def best_window_precision(passage_counts, passage_len, output_tokens):
-    if passage_len == 0:
-        return None
-    if not output_tokens:
-        return 0.0
-    width = min(passage_len, len(output_tokens))
-    window = Counter(output_tokens[:width])
-    matched = sum(min(count, passage_counts.get(token, 0)) for token, count in window.items())
-    best = matched
-    for start in range(1, len(output_tokens) - width + 1):
-        leaving, entering = output_tokens[start - 1], output_tokens[start + width - 1]
-        if leaving == entering:
-            continue
-        window[leaving] -= 1
-        if window[leaving] < passage_counts.get(leaving, 0):
-            matched -= 1
-        if window[entering] < passage_counts.get(entering, 0):
-            matched += 1
-        window[entering] += 1
-        best = max(best, matched)
-    return best / width
 
 
 def model(dbt, session):
@@ -100,8 +69,7 @@ def model(dbt, session):
         key = (page["run_id"], page["item_id"])
         item_anchors = anchors.get(key, [])
         if key not in passages:
-            tokens = WORD.findall(" ".join(item_anchors))
-            passages[key] = (Counter(tokens), len(tokens))
+            passages[key] = token_counts(" ".join(item_anchors))
         passage_counts, passage_len = passages[key]
         output = page["normalized_output"] or ""
         output_tokens = WORD.findall(output)

@@ -36,6 +36,26 @@ rubric_tasks as (
 
 ),
 
+questions as (
+
+    select * from {{ ref('stg_events__question_registered') }}
+
+),
+
+-- question answering: the latest answer of each (run, lane, question); only outcome "failed"
+-- (no usable search) is a failure, a refusal or zero results is a completed answer
+answers_resolved as (
+
+    select
+        run_id,
+        case when outcome = 'failed' then 'failed' else 'completed' end as outcome
+    from {{ ref('stg_events__answer_synthesized') }}
+    qualify row_number() over (
+            partition by run_id, lane, item_id order by attempt desc, occurred_at desc, answer_event_id desc
+        ) = 1
+
+),
+
 -- deep research: the latest research attempt of each (run, lane, task), completed or failed
 research_attempts as (
 
@@ -106,6 +126,8 @@ registered as (
         select run_id from items
         union all
         select run_id from rubric_tasks
+        union all
+        select run_id from questions
     ) as registrations
     group by run_id
 
@@ -127,6 +149,11 @@ outcomes as (
             run_id,
             outcome
         from research_resolved
+        union all
+        select
+            run_id,
+            outcome
+        from answers_resolved
     ) as resolved
     group by run_id
 
