@@ -1,8 +1,9 @@
-"""Shared fixtures: hermetic data roots, the shared datasets, event builders."""
+"""Shared fixtures: hermetic data roots, the shared datasets, the one fixture warehouse."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,16 @@ def shared_data() -> Path:
     if not SHARED_DATA.exists():
         pytest.fail(f"shared datasets not found at {SHARED_DATA}; set BENCH_DATA_DIR")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def fixture_warehouse(tmp_path_factory):
+    """Every dbt family's fixture events, one `dbt build` per session for all xdist workers
+    (tests/dbt/fixture_warehouse.py)."""
+    # its helpers (tests/dbt and the QA and DRACO fixtures) are imported by plain name
+    for helpers in ("dbt", "dbt_qa", "dbt_draco"):
+        if str(REPO_ROOT / "tests" / helpers) not in sys.path:
+            sys.path.insert(0, str(REPO_ROOT / "tests" / helpers))
+    from fixture_warehouse import shared
+
+    return shared(tmp_path_factory)

@@ -67,6 +67,7 @@ def score(truths: dict[str, str], predictions: dict[str, str | None]) -> tuple[f
     return 2 * p * r / (p + r), p, r, exact / len(truths)
 
 
+@pytest.mark.slow  # three engines over all 181 real pages: the fast tier's longest test (164 s under load)
 def test_reference_engines_over_the_full_benchmark(article_benchmark, event_log, events_of):
     versions = {name: ENGINES[name].version for name in REFERENCE_ENGINES}
     if versions != PINNED_VERSIONS:

@@ -17,6 +17,10 @@ from pathlib import Path
 
 import duckdb
 
+# The session's fixture warehouse (fixture_warehouse.py) runs every dbt unit test once; the
+# partial builds of single tests leave them out, as a user's `bench build` does.
+from bench.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DBT_PROJECT = REPO / "dbt_project"

@@ -7,6 +7,7 @@ directly so that the dbt project can be exercised without the log or dlt.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,6 +47,8 @@ create table if not exists raw.events (
     line_no bigint
 )
 """
+
+RAW_EVENTS_COLUMNS = re.findall(r"^    (\w+) \w+,?$", RAW_EVENTS_DDL, re.M)
 
 RAW_QUARANTINE_DDL = """
 create table if not exists raw.quarantined_events (
@@ -210,6 +213,11 @@ def insert_events(
         )
     with duckdb.connect(str(db_path)) as con:
         create_raw_tables(con)
-        con.executemany(
-            "insert into raw.events values (?, ?, ?, ?, ?, ?, ?::json, ?::json, ?, ?, ?, ?)", rows
-        )
+        columns, values = list(RAW_EVENTS_COLUMNS), "?, ?, ?, ?, ?, ?, ?::json, ?::json, ?, ?, ?, ?"
+        # raw.events may be dlt's table (events ingested first), whose load id is NOT NULL
+        if con.execute(
+            "select count(*) from information_schema.columns where table_schema = 'raw' "
+            "and table_name = 'events' and column_name = '_dlt_load_id'"
+        ).fetchone()[0]:
+            columns, values = [*columns, "_dlt_load_id"], f"{values}, 'inserted-by-tests'"
+        con.executemany(f"insert into raw.events ({', '.join(columns)}) values ({values})", rows)

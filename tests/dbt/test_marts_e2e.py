@@ -19,6 +19,7 @@ from extraction_expected import (
     expected_leaderboard,
     expected_pages,
 )
+from fixture_warehouse import warned_tests
 from raw_events_fixture import RAW_EVENTS_DDL
 
 pytestmark = pytest.mark.slow
@@ -81,7 +82,11 @@ def test_build_passes_with_unit_tests_and_warns_about_the_orphan(built_warehouse
     assert re.search(
         r"WARN 1 assert_extraction_outcomes_are_on_the_grid", re.sub(r"\x1b\[[0-9;]*m", "", out)
     )
-    assert "unit_test" in out
+    assert warned_tests(out) == ["assert_extraction_outcomes_are_on_the_grid"]
+    # every unit test of the project runs here: this build is CI's one run of them (scripts/test)
+    found = re.search(r"Found .*?(\d+) unit tests", out)
+    assert found and int(found.group(1)) > 0, out[:2000]
+    assert len(re.findall(r"START unit_test ", out)) == int(found.group(1))
 
 
 def test_published_marts_have_exactly_the_contract_columns(built_warehouse):
@@ -277,10 +282,12 @@ def test_dim_events_is_deduplicated(built_warehouse):
     assert raw > distinct == dim
 
 
-def test_dim_runs(built_warehouse):
+def test_dim_runs(built_warehouse, fixture_warehouse):
     runs = {row["run_id"]: row for row in built_warehouse.rows("select * from marts.dim_runs")}
     ids = built_warehouse.run_ids
-    assert set(runs) == set(ids.values())
+    # one row per run of the fixture warehouse: these extraction runs and the QA and DRACO ones
+    assert set(runs) == fixture_warehouse.all_run_ids
+    assert set(ids.values()) <= set(runs)
     assert runs[ids["edge"]]["status"] == "finished"
     assert runs[ids["article-extraction-benchmark"]]["status"] == "finished"
     assert runs[ids["imported"]]["status"] == "in_progress"

@@ -12,28 +12,18 @@ for path in (HERE, HERE.parent / "dbt"):
         sys.path.insert(0, str(path))
 
 import pytest  # noqa: E402
-from dbt_harness import BuiltWarehouse, run_dbt  # noqa: E402
-from draco_fixture import Fixture, build_fixture, ingest  # noqa: E402
+from dbt_harness import BuiltWarehouse  # noqa: E402
+from draco_fixture import Fixture, build_fixture  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def draco_fixture() -> Fixture:
+    # deterministic (event ids from natural keys): the same events the shared warehouse holds
     return build_fixture()
 
 
 @pytest.fixture(scope="session")
-def draco_warehouse(tmp_path_factory, draco_fixture) -> BuiltWarehouse:
-    """The fixture events -> log -> dlt ingest -> `dbt build`, once for both test modules (a
-    build costs ~45 s on 2 cores)."""
-    work = tmp_path_factory.mktemp("dbt_draco")
-    db_path = ingest(draco_fixture.events, work)
-    result = run_dbt(["build"], db_path, work)
-    return BuiltWarehouse(
-        db_path,
-        work,
-        {
-            "scored": draco_fixture.scored_run_id,
-            "registration": draco_fixture.registration_run_id,
-        },
-        result.stdout,
-    )
+def draco_warehouse(fixture_warehouse) -> BuiltWarehouse:
+    """The fixture events -> log -> dlt ingest -> `dbt build`, in the session's one fixture
+    warehouse (tests/dbt/fixture_warehouse.py); run_ids "scored" and "registration"."""
+    return fixture_warehouse.family("draco")

@@ -20,6 +20,7 @@ from draco_fixture import (
     TASK_ROWS,
     UNREPORTED_ITEM,
 )
+from fixture_warehouse import warned_tests
 
 pytestmark = pytest.mark.slow
 
@@ -46,12 +47,16 @@ def item(wh, lane, index, judge=J1, fixture=None):
     )[0]
 
 
-def test_build_passes_without_warnings(draco_warehouse):
+def test_build_passes_without_draco_warnings(draco_warehouse):
     summary = re.search(
         r"Done\. PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+)", draco_warehouse.build_output
     )
     assert summary, draco_warehouse.build_output[-2000:]
-    assert summary.groups()[1:] == ("0", "0", "0")
+    # the one warning of the shared build is the extraction fixture's deliberate orphan output
+    assert summary.groups()[1:] == ("1", "0", "0")
+    assert warned_tests(draco_warehouse.build_output) == [
+        "assert_extraction_outcomes_are_on_the_grid"
+    ]
     assert "draco_item_score_clamps_at_0_and_1_flat_list_and_status" in draco_warehouse.build_output
 
 

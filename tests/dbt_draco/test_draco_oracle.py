@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dbt_harness import DBT, DBT_PROJECT, BuiltWarehouse, run_dbt
+from dbt_harness import DBT, DBT_PROJECT, NO_UNIT_TESTS, BuiltWarehouse, run_dbt
 from draco_fixture import J1, J2, TASK_ROWS
 from draco_oracle import DRACO_AXES, score_events, weight_rule
 from scipy import stats
@@ -462,14 +462,26 @@ def test_weight_override_that_flips_a_sign_fails_the_build_readably(draco_wareho
     flip = {"item_id": medicine["item_id"], "criterion_id": medicine["criterion_id"], "weight": 5}
     with pytest.raises(AssertionError, match="draco_weight_override_keeps_the_registered_sign"):
         run_dbt(
-            ["build", "--select", "int_draco_weight_overrides", "int_draco_criteria_weighted"],
+            [
+                "build",
+                *NO_UNIT_TESTS,
+                "--select",
+                "int_draco_weight_overrides",
+                "int_draco_criteria_weighted",
+            ],
             db,
             tmp_path / "flip",
             {"draco_weight_override_rows": [flip]},
         )
     # zeroing a penalty keeps the sign rule: the same build passes
     run_dbt(
-        ["build", "--select", "int_draco_weight_overrides", "int_draco_criteria_weighted"],
+        [
+            "build",
+            *NO_UNIT_TESTS,
+            "--select",
+            "int_draco_weight_overrides",
+            "int_draco_criteria_weighted",
+        ],
         db,
         tmp_path / "flip",
         {"draco_weight_override_rows": [{**flip, "weight": 0}]},

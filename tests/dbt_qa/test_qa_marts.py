@@ -13,9 +13,8 @@ from collections import defaultdict
 import ir_measures
 import numpy as np
 import pytest
-from dbt_harness import BuiltWarehouse, run_dbt
-from qa_fixture import GRADER_ID, offline_runner_events, vendor_run_events
-from raw_events_fixture import Clock, insert_events
+from dbt_harness import NO_UNIT_TESTS, BuiltWarehouse, run_dbt
+from qa_fixture import GRADER_ID
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -32,14 +31,10 @@ QA_MARTS = (
 
 
 @pytest.fixture(scope="module")
-def qa_warehouse(tmp_path_factory) -> BuiltWarehouse:
-    work = tmp_path_factory.mktemp("dbt_qa")
-    db_path = work / "warehouse.duckdb"
-    offline = offline_runner_events(work / "home")
-    run_id, vendor = vendor_run_events(Clock())
-    insert_events(db_path, [*offline, *vendor])
-    result = run_dbt(["build"], db_path, work)
-    return BuiltWarehouse(db_path, work, {"vendor": run_id}, result.stdout)
+def qa_warehouse(fixture_warehouse) -> BuiltWarehouse:
+    """The offline runner's and the vendor run's events, in the session's one fixture warehouse
+    (tests/dbt/fixture_warehouse.py); run_ids["vendor"]."""
+    return fixture_warehouse.family("qa")
 
 
 def test_every_lane_and_question_is_a_row(qa_warehouse):
@@ -256,7 +251,9 @@ def rescored(qa_warehouse, tmp_path_factory):
         "qa_correction": "holm",
         "lane_price_overrides": {"nimble_search": 1.5},
     }
-    result = run_dbt(["build", "--select", "lane_prices+", "int_qa_runs+"], path, work, new_vars)
+    result = run_dbt(
+        ["build", *NO_UNIT_TESTS, "--select", "lane_prices+", "int_qa_runs+"], path, work, new_vars
+    )
     wh = BuiltWarehouse(path, work, qa_warehouse.run_ids, result.stdout)
     assert wh.rows("select count(*) as n from raw.events") == raw_before  # nothing was collected
     return wh

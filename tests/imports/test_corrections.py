@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from dbt_harness import run_dbt
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 from test_qa_import import SIMPLEQA, nimble_csv
 from valyu_fixture import valyu_grading, valyu_inference, write_json, write_jsonl
 
@@ -31,6 +31,8 @@ from collectors.imports.source_file import ImportFormatError
 from collectors.qa.simpleqa import load_simpleqa
 from ingest.pipeline import ingest_log
 from warehouse.log import EventLog
+
+pytestmark = pytest.mark.slow  # the module fixture runs `dbt build`
 
 DRACO_JSONL = (
     Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "draco" / "test.jsonl"
@@ -118,6 +120,7 @@ def built(tmp_path_factory):
     run_dbt(
         [
             "build",
+            *NO_UNIT_TESTS,
             "--select",
             "+draco_leaderboard",
             "+draco_published_figures",

@@ -7,13 +7,16 @@ import json
 from pathlib import Path
 
 import duckdb
-from dbt_harness import run_dbt
+import pytest
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 
 from collectors.extraction.article_benchmark import load_article_benchmark
 from collectors.extraction.predictions import import_predictions
 from collectors.imports.corrections import append_corrections, exclude_items, provenance
 from ingest.pipeline import ingest_log
 from warehouse.log import EventLog
+
+pytestmark = pytest.mark.slow  # runs `dbt build`
 
 DATA = (
     Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "article-extraction-benchmark"
@@ -43,7 +46,11 @@ def test_excluded_page_leaves_the_extraction_marts(tmp_path):
     )
     db = tmp_path / "w.duckdb"
     assert not ingest_log(log, db, tmp_path / "dlt").quarantined
-    run_dbt(["build", "--select", "+extraction_leaderboard", "+fct_extraction_pages"], db, tmp_path)
+    run_dbt(
+        ["build", *NO_UNIT_TESTS, "--select", "+extraction_leaderboard", "+fct_extraction_pages"],
+        db,
+        tmp_path,
+    )
     with duckdb.connect(str(db), read_only=True) as con:
         pages = {
             r[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dbt_harness import run_dbt
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 from valyu_fixture import valyu_grading, valyu_inference, write_json, write_jsonl
 
 from collectors.draco.dataset import load_draco
@@ -17,6 +17,8 @@ from collectors.draco.runner import rejudge
 from collectors.imports.draco_results import import_draco_results
 from ingest.pipeline import ingest_log
 from warehouse.log import EventLog
+
+pytestmark = pytest.mark.slow  # the module fixture runs `dbt build`
 
 DRACO_JSONL = (
     Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "draco" / "test.jsonl"
@@ -53,6 +55,7 @@ def built(tmp_path_factory):
     run_dbt(
         [
             "build",
+            *NO_UNIT_TESTS,
             "--select",
             "+draco_published_figures",
             "+fct_draco_imported_items",

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from dbt_harness import run_dbt
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 from nimble_qa_file import nimble_csv
 
 from collectors.imports.qa_results import import_qa_results
@@ -33,6 +33,7 @@ def dataset():
     return load_simpleqa(SIMPLEQA)
 
 
+@pytest.mark.slow  # runs `dbt build`
 def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, dataset):
     path, rows = nimble_csv(tmp_path / "dataset_simpleqa_raw_results_nimble_search.csv", dataset)
     log = EventLog(tmp_path / "log")
@@ -44,7 +45,7 @@ def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, 
     assert summary.completed == 11 and summary.failed == 1
     db = tmp_path / "w.duckdb"
     assert not ingest_log(log, db, tmp_path / "dlt").quarantined
-    run_dbt(["build", "--select", "+qa_leaderboard"], db, tmp_path)
+    run_dbt(["build", *NO_UNIT_TESTS, "--select", "+qa_leaderboard"], db, tmp_path)
     import duckdb
 
     with duckdb.connect(str(db), read_only=True) as con:

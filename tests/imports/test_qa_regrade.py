@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from dbt_harness import run_dbt
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 from nimble_qa_file import nimble_csv
 
 from collectors.imports.qa_regrade import FAILED_IMPORT, regrade_imported_qa
@@ -36,6 +36,7 @@ def events(log: EventLog, run_id: str, event_type: str) -> list[dict]:
     ]
 
 
+@pytest.mark.slow  # runs `dbt build`
 def test_an_import_is_resynthesised_and_regraded_by_our_roles_beside_its_own_regime(
     tmp_path, dataset
 ):
@@ -76,7 +77,7 @@ def test_an_import_is_resynthesised_and_regraded_by_our_roles_beside_its_own_reg
 
     db = tmp_path / "w.duckdb"
     assert not ingest_log(log, db, tmp_path / "dlt").quarantined
-    run_dbt(["build", "--select", "+qa_leaderboard"], db, tmp_path)
+    run_dbt(["build", *NO_UNIT_TESTS, "--select", "+qa_leaderboard"], db, tmp_path)
     with duckdb.connect(str(db), read_only=True) as con:
         board = {
             r[0]: r[1:]

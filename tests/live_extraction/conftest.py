@@ -21,7 +21,7 @@ from warehouse.log import EventLog
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DBT_TESTS = REPO_ROOT / "tests" / "dbt"
 sys.path.insert(0, str(DBT_TESTS))
-from dbt_harness import run_dbt  # noqa: E402
+from dbt_harness import NO_UNIT_TESTS, run_dbt  # noqa: E402
 from raw_events_fixture import insert_events  # noqa: E402
 
 LOCAL = ["trafilatura", "readability-lxml", "html-text"]
@@ -58,7 +58,7 @@ def build_marts(log: EventLog, work: Path, vars_: dict | None = None) -> Path:
     if db_path.exists():
         db_path.unlink()
     insert_events(db_path, [Envelope.model_validate(e) for _r, e in log.read()])
-    run_dbt(["build", "--select", LIVE_MARTS], db_path, work, vars_)
+    run_dbt(["build", *NO_UNIT_TESTS, "--select", LIVE_MARTS], db_path, work, vars_)
     return db_path
 
 

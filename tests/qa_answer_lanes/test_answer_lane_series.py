@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from dbt_harness import run_dbt
+from dbt_harness import NO_UNIT_TESTS, run_dbt
 
 from collectors.qa.lane_registry import build_lanes
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
@@ -67,7 +67,7 @@ def built(tmp_path_factory):
         requests = list(fake.requests)
     db = work / "w.duckdb"
     assert not ingest_log(log, db, work / "dlt").quarantined
-    run_dbt(["build", "--select", "+series_run1", "+series_summary"], db, work)
+    run_dbt(["build", *NO_UNIT_TESTS, "--select", "+series_run1", "+series_summary"], db, work)
     return {"db": db, "summaries": summaries, "requests": requests, "log": log}
 
 
@@ -78,6 +78,7 @@ def rows(db, sql, params=()):
         return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
 
+@pytest.mark.slow  # `built` runs `dbt build`
 def test_three_runs_call_each_vendor_answer_endpoint_and_store_its_own_answer(built):
     assert [s.run_id for s in built["summaries"]] and len(
         {s.run_id for s in built["summaries"]}
@@ -93,6 +94,7 @@ def test_three_runs_call_each_vendor_answer_endpoint_and_store_its_own_answer(bu
     assert answers and all(e["payload"]["llm"] is None for e in answers)  # no synthesiser of ours
 
 
+@pytest.mark.slow  # `built` runs `dbt build`
 def test_per_run_curve_noise_band_and_memory(built):
     curve = rows(
         built["db"],
@@ -126,6 +128,7 @@ def test_per_run_curve_noise_band_and_memory(built):
     ]
 
 
+@pytest.mark.slow  # `built` runs `dbt build`
 def test_per_vertical_curves_add_up(built):
     per_vertical = rows(
         built["db"],
@@ -148,6 +151,7 @@ def test_per_vertical_curves_add_up(built):
         assert sum(parts) == total["n_correct"]
 
 
+@pytest.mark.slow  # `built` runs `dbt build`
 def test_run1_view_ranks_within_the_answer_kind_and_states_the_confound(built):
     view = {
         r["lane"]: r

@@ -49,7 +49,7 @@ def test_the_event_model_bounds_the_weight():
 
 @pytest.mark.slow
 def test_a_poisoned_weight_in_the_log_fails_only_its_row(tmp_path):
-    from dbt_harness import run_dbt
+    from dbt_harness import NO_UNIT_TESTS, run_dbt
     from draco_fixture import build_fixture, ingest
 
     fixture = build_fixture()
@@ -63,7 +63,9 @@ def test_a_poisoned_weight_in_the_log_fails_only_its_row(tmp_path):
         events.append(body)
     db = ingest(events, tmp_path)
     result = run_dbt(
-        ["build", "--select", "+dim_rubric_tasks+", "+dim_rubric_criteria+"], db, tmp_path
+        ["build", *NO_UNIT_TESTS, "--select", "+dim_rubric_tasks+", "+dim_rubric_criteria+"],
+        db,
+        tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "assert_rubric_weights_in_range" in result.stdout and "WARN" in result.stdout
