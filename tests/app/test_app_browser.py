@@ -40,6 +40,7 @@ STARTUP_TIMEOUT_S = 60
 RENDER_TIMEOUT_MS = 30_000
 
 pytestmark = [
+    pytest.mark.slow,  # builds the real snapshot (dbt)
     pytest.mark.browser,
     pytest.mark.allow_hosts(["127.0.0.1"]),
     pytest.mark.skipif(

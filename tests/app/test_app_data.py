@@ -7,10 +7,13 @@ import re
 from pathlib import Path
 
 import duckdb
+import pytest
 from app_harness import ServeSnapshot, snapshot_rows
 from fixture_app_snapshot import AppSnapshot, install, install_empty
 
 from app import data
+
+pytestmark = pytest.mark.slow  # the real snapshot: runners -> dlt -> dbt -> publish
 
 
 def test_status_follows_the_published_file(bench_home: Path, app_source: AppSnapshot) -> None:

@@ -19,6 +19,8 @@ from app_harness import PAGES, REPO_ROOT, ServeSnapshot, open_page, snapshot_row
 from fixture_app_snapshot import MALICIOUS, extraction_argv
 from streamlit.testing.v1 import AppTest
 
+pytestmark = pytest.mark.slow  # the real snapshot: runners -> dlt -> dbt -> publish
+
 
 def every_text(at: AppTest) -> str:
     parts = [

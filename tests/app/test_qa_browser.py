@@ -17,6 +17,7 @@ from fixture_app_snapshot import AppSnapshot, install
 from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
 
 pytestmark = [
+    pytest.mark.slow,  # builds the real snapshot (dbt)
     pytest.mark.browser,
     pytest.mark.allow_hosts(["127.0.0.1"]),
     pytest.mark.skipif(

@@ -23,6 +23,8 @@ from streamlit.testing.v1 import AppTest
 
 from app import data
 
+pytestmark = pytest.mark.slow  # the real snapshot: runners -> dlt -> dbt -> publish
+
 QA_PAGES = {
     "qa_leaderboard": "app_pages/qa_leaderboard.py",
     "qa_compare": "app_pages/qa_compare.py",
