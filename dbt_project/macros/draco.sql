@@ -118,3 +118,14 @@
         ) as override_rows (item_id, criterion_id, weight, reason)
     {%- endif -%}
 {%- endmacro %}
+
+{#- The scoring met of one judge sample (methodology 1.2, least favourable verdict; flaw 5.1),
+    never the event's own met: a parsed MET/UNMET counts as judged; anything else (unparsed,
+    failed, a parsed sample without a verdict) is UNMET for a positive criterion and MET (the
+    penalty applies) for a negative one. The one place the rule lives. -#}
+{% macro draco_met_scored(outcome='outcome', verdict='verdict', polarity='polarity') -%}
+    case
+        when {{ outcome }} = 'parsed' and {{ verdict }} in ('MET', 'UNMET') then {{ verdict }} = 'MET'
+        else {{ polarity }} = 'negative'
+    end
+{%- endmacro %}

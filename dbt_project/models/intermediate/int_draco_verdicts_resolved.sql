@@ -68,10 +68,7 @@ resolved as (
     select
         * exclude (met),
         met as met_recorded,
-        case
-            when outcome = 'parsed' and verdict in ('MET', 'UNMET') then verdict = 'MET'
-            else polarity = 'negative'
-        end as met,
+        {{ draco_met_scored() }} as met,  -- macros/draco.sql: the one rule
         count(*) over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
         ) as n_judge_attempts,

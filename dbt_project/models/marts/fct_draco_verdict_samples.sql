@@ -73,10 +73,7 @@ ranked as (
     select
         * exclude (met),
         met as met_recorded,
-        case
-            when outcome = 'parsed' and verdict in ('MET', 'UNMET') then verdict = 'MET'
-            else polarity = 'negative'
-        end as met_scored,
+        {{ draco_met_scored() }} as met_scored,  -- macros/draco.sql: the one rule
         row_number() over (
             partition by run_id, lane, item_id, attempt, judge_id, criterion_id, sample
             order by judge_attempt desc, occurred_at desc, verdict_event_id desc
