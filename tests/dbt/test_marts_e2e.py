@@ -46,16 +46,6 @@ PAGE_SCORE_COLUMNS = [
 ]
 
 
-def contract_columns() -> dict[str, list[str]]:
-    """Column lists of the published marts, parsed from docs/warehouse-contract.md."""
-    text = CONTRACT.read_text()
-    marts = {}
-    for name, body in re.findall(r"`(\w+)` — one row per [^:]*:\s*(.*?)(?:\n\n|\Z)", text, re.S):
-        body = re.sub(r"\([^()]*\)", "", body).strip().rstrip(".")
-        marts[name] = [column.strip() for column in body.split(",")]
-    return marts
-
-
 @pytest.fixture(scope="module")
 def pages():
     return expected_pages()
@@ -87,42 +77,6 @@ def test_build_passes_with_unit_tests_and_warns_about_the_orphan(built_warehouse
     found = re.search(r"Found .*?(\d+) unit tests", out)
     assert found and int(found.group(1)) > 0, out[:2000]
     assert len(re.findall(r"START unit_test ", out)) == int(found.group(1))
-
-
-def test_published_marts_have_exactly_the_contract_columns(built_warehouse):
-    expected = contract_columns()
-    assert set(expected) == {
-        "extraction_leaderboard",
-        "fct_extraction_pages",
-        "dim_runs",
-        "dim_events",
-        "dim_scoring_vars",
-        "fct_qa_answers",
-        "qa_leaderboard",
-        "fct_qa_significance",
-        "fct_qa_breakdowns",
-        "fct_series_accuracy",
-        "series_summary",
-        "dim_rubric_tasks",
-        "dim_rubric_criteria",
-        "fct_draco_items",
-        "fct_draco_item_axes",
-        "fct_draco_criteria",
-        "fct_draco_domains",
-        "draco_leaderboard",
-        "fct_draco_significance",
-        "fct_draco_criterion_agreement",
-        # the DRACO lineage marts of the app helper (_draco_lineage__models.yml)
-        "fct_draco_reports",
-        "fct_draco_verdict_samples",
-    }
-    for table, columns in expected.items():
-        actual = built_warehouse.query(
-            "select column_name from information_schema.columns where table_schema = 'marts' "
-            "and table_name = ? order by ordinal_position",
-            [table],
-        )["column_name"].tolist()
-        assert actual == columns, table
 
 
 def test_raw_events_fixture_matches_the_contract_table():
