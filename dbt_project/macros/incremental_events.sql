@@ -94,3 +94,17 @@
         {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
+
+{#- The config of a per-run incremental DRACO model: rebuilt by run, and selected by a build only
+    when DRACO events arrive (bench/build_selection.py reads meta.event_types). -#}
+{% macro per_run_incremental_config() -%}
+    {{ config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        meta={'event_types': [
+            'judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed',
+            'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered',
+        ]},
+    ) }}
+{%- endmacro %}

@@ -6,12 +6,7 @@
 -- scoring vars, e.g. the pass threshold).
 -- depends_on: {{ ref('stg_events') }}
 {%- set scoring_inputs = ['draco_pass_threshold'] %}  {#- the scoring vars its rows depend on #}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key='run_id',
-    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
-) }}
+{{ per_run_incremental_config() }}
 {%- set threshold = draco_pass_threshold() %}
 -- One row per (run_id, item_id, criterion_id) of every deep-research run: how the criterion
 -- behaves across systems and judges, over the (lane, judge_id) groups that have samples of it.

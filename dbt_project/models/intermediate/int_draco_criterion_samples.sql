@@ -7,12 +7,7 @@
 -- counted again.
 -- depends_on: {{ ref('stg_events') }}
 {%- set scoring_inputs = [] %}  {#- the scoring vars its rows depend on #}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key='run_id',
-    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
-) }}
+{{ per_run_incremental_config() }}
 
 with
 

@@ -13,12 +13,7 @@
 -- depends_on: {{ ref('stg_events') }}
 {#- the scoring vars its rows depend on -#}
 {%- set scoring_inputs = ['draco_penalty_floor', 'draco_weight_override_rows', 'draco_pass_threshold'] %}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key='run_id',
-    meta={'event_types': ['judge_verdict', 'judge_regime_registered', 'research_completed', 'research_failed', 'report_normalized', 'rubric_task_registered', 'rubric_criterion_registered']},
-) }}
+{{ per_run_incremental_config() }}
 with
 
 criteria as (
