@@ -43,3 +43,14 @@ def fixture_warehouse(tmp_path_factory):
     from fixture_warehouse import shared
 
     return shared(tmp_path_factory)
+
+
+# Files that each take one to two minutes (a pipeline per test, pip install, three QA runs)
+# start first: under `pytest -n 2 --dist loadfile` (scripts/test) a long file handed out last
+# keeps one worker busy while the other has nothing left to do. The sort is stable, so the
+# order within each group stays pytest's.
+_LONG_FILES_FIRST = ("tests/integration/", "tests/qa_answer_lanes/")
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FILES_FIRST))

@@ -91,7 +91,13 @@ class VendorAnswerLane:
     lane_kind = LANE_KIND
 
     def __init__(
-        self, spec: AnswerSpec, api_key: str, *, base_url: str | None = None, concurrency: int = 2
+        self,
+        spec: AnswerSpec,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        concurrency: int = 2,
+        rate_per_s: float | None = None,
     ):
         self.spec = spec
         self.name = spec.lane
@@ -99,6 +105,7 @@ class VendorAnswerLane:
         self.price_per_1k_usd = spec.price_usd_per_1k
         self.normalizer_version = NORMALIZER_VERSION
         self.concurrency = concurrency
+        self.rate_per_s = spec.rate_per_s if rate_per_s is None else float(rate_per_s)
         self.base_url = (base_url or spec.base_url).rstrip("/")
         self._key = api_key
         self._client = new_async_client(max_connections=concurrency)
@@ -106,7 +113,7 @@ class VendorAnswerLane:
             lane=spec.lane,
             provider=spec.provider,
             clients=(self._client,),
-            throttle=Throttle(spec.rate_per_s, concurrency),
+            throttle=Throttle(self.rate_per_s, concurrency),
             policy=CallPolicy(),
             redactor=Redactor([api_key]),
         )
@@ -133,7 +140,7 @@ class VendorAnswerLane:
                 "endpoint": f"{self.base_url}{self.spec.path}",
                 "body": self.spec.body("<question>"),
                 "concurrency": self.concurrency,
-                "rate_per_s": self.spec.rate_per_s,
+                "rate_per_s": self.rate_per_s,
             },
         )
 
@@ -182,7 +189,11 @@ def answer_lanes(
     *,
     environ: Mapping[str, str],
     base_urls: Mapping[str, str] | None = None,
+    rate_per_s: float | Mapping[str, float] | None = None,
 ) -> list[VendorAnswerLane]:
+    """The named answer lanes. `rate_per_s` overrides the vendor's documented rate, as
+    SearchClient's does for search lanes: one value, or by lane name (a loopback fake or a
+    raised quota needs no 1 request/s pacing)."""
     unknown = [n for n in names if n not in ANSWER_LANES]
     if unknown:
         raise ValueError(
@@ -193,5 +204,6 @@ def answer_lanes(
         spec = ANSWER_LANES[name]
         key = api_key_from_env(spec.key_env, environ)
         base = (base_urls or {}).get(spec.lane) or (base_urls or {}).get(spec.provider)
-        lanes.append(VendorAnswerLane(spec, key, base_url=base))
+        rate = rate_per_s if not isinstance(rate_per_s, Mapping) else rate_per_s.get(spec.lane)
+        lanes.append(VendorAnswerLane(spec, key, base_url=base, rate_per_s=rate))
     return lanes

@@ -59,6 +59,7 @@ def build_lanes(
             answering,
             environ=env,
             base_urls=search_client_options.get("base_urls"),
+            rate_per_s=search_client_options.get("rate_per_s"),
         ):
             lanes[lane.name] = lane
     vendor = [name for name in names if name not in OFFLINE_LANES and name not in ANSWER_LANES]

@@ -52,6 +52,7 @@ from collectors.qa.runner import execute_plan
 from collectors.qa.simpleqa import load_simpleqa
 from collectors.testing.fake_server import FakeVendorServer, Fault
 from collectors.testing.vendor_responses import search_response
+from tests.shared_build import built_once
 from warehouse.events import SystemRef
 from warehouse.paths import BenchPaths
 
@@ -367,14 +368,9 @@ def build_app_snapshot(home: Path) -> AppSnapshot:
     )
 
 
-_BUILT: dict[str, AppSnapshot] = {}
-
-
 def app_snapshot(tmp_path_factory: pytest.TempPathFactory) -> AppSnapshot:
-    """The snapshot, built once per pytest process (every extraction and QA app test shares it)."""
-    if "snapshot" not in _BUILT:
-        _BUILT["snapshot"] = build_app_snapshot(tmp_path_factory.mktemp("app-home"))
-    return _BUILT["snapshot"]
+    """The snapshot, built once per pytest session for every xdist worker (every extraction and QA app test shares it)."""
+    return built_once(tmp_path_factory, "app-home", build_app_snapshot)
 
 
 def install(snapshot: AppSnapshot, target: Path) -> Path:

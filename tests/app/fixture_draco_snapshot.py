@@ -40,6 +40,7 @@ from collectors.draco.systems import make_lane
 from collectors.draco.systems.local_rag import LocalRagLane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.qa.local_corpus import from_documents_jsonl, from_extraction_corpus
+from tests.shared_build import built_once
 from warehouse.events import LlmCallRecord, SystemRef
 from warehouse.log import EventLog
 from warehouse.paths import BenchPaths
@@ -208,14 +209,10 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
     )
 
 
-_BUILT: dict[str, DracoSnapshot] = {}
-
-
 def draco_snapshot(tmp_path_factory: pytest.TempPathFactory) -> DracoSnapshot:
-    """The snapshot, built once per pytest process (both DRACO test modules share it)."""
-    if "snapshot" not in _BUILT:
-        _BUILT["snapshot"] = build_draco_snapshot(tmp_path_factory.mktemp("draco-home"))
-    return _BUILT["snapshot"]
+    """The snapshot, built once per pytest session for every xdist worker (both DRACO test
+    modules share it)."""
+    return built_once(tmp_path_factory, "draco-home", build_draco_snapshot)
 
 
 def install(snapshot: DracoSnapshot, bench_home: Path) -> Path:

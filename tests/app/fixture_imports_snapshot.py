@@ -35,6 +35,7 @@ from collectors.qa.question_sets import load_question_set
 from collectors.qa.runner import run_qa
 from collectors.qa.simpleqa import load_simpleqa
 from collectors.testing.answer_fake import AnswerProductsFake
+from tests.shared_build import built_once
 from warehouse.paths import BenchPaths
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,7 +97,9 @@ def _answer_series(paths: BenchPaths, work: Path) -> None:
     environ = {**KEYS, MIX_LANE_KINDS_ENV: "1"}  # closed-book beside the answer lanes
     with AnswerProductsFake({q.problem: q.gold_answer for q in chosen}, memory={"nimble"}) as fake:
         for _ in range(3):
-            lanes = build_lanes(SERIES_LANES, environ=environ, base_urls=fake.base_urls())
+            lanes = build_lanes(  # a loopback fake needs no 1 request/s pacing
+                SERIES_LANES, environ=environ, base_urls=fake.base_urls(), rate_per_s=100.0
+            )
             run_qa(
                 event_log(paths),
                 dataset,
@@ -118,13 +121,8 @@ def build_imports_snapshot(home: Path) -> ImportsSnapshot:
     return ImportsSnapshot(paths.home, paths.serve_db, work / f"{SYSTEM}.eval.json", inference_run)
 
 
-_BUILT: dict[str, ImportsSnapshot] = {}
-
-
 def imports_snapshot(tmp_path_factory: pytest.TempPathFactory) -> ImportsSnapshot:
-    if "snapshot" not in _BUILT:
-        _BUILT["snapshot"] = build_imports_snapshot(tmp_path_factory.mktemp("imports-home"))
-    return _BUILT["snapshot"]
+    return built_once(tmp_path_factory, "imports-home", build_imports_snapshot)
 
 
 def install(snapshot: ImportsSnapshot, bench_home: Path) -> Path:

@@ -28,6 +28,7 @@ from bench.pipeline import event_log, refresh
 from collectors.draco.normalize import NORMALIZER
 from collectors.draco.runner import rejudge
 from collectors.extraction.runner import run_extraction
+from tests.shared_build import built_once
 from warehouse.paths import BenchPaths
 
 ENGINES = ("html-text", "inscriptis", "resiliparse", "trafilatura")
@@ -59,13 +60,8 @@ def build_real_snapshot(home: Path) -> RealSnapshot:
     )
 
 
-_BUILT: dict[str, RealSnapshot] = {}
-
-
 def real_snapshot(tmp_path_factory: pytest.TempPathFactory) -> RealSnapshot:
-    if "snapshot" not in _BUILT:
-        _BUILT["snapshot"] = build_real_snapshot(tmp_path_factory.mktemp("real-home"))
-    return _BUILT["snapshot"]
+    return built_once(tmp_path_factory, "real-home", build_real_snapshot)
 
 
 def install(snapshot: RealSnapshot, bench_home: Path) -> Path:

@@ -2,8 +2,8 @@
 in one raw.events, one `dbt build` (unit tests included) for the whole session.
 
 A full build costs ~1-2 min on 2 cores, so the three families share it instead of building their
-own (issue #10). Under pytest-xdist the first worker that asks builds it into a directory every
-worker sees, behind a file lock; the others wait for it and read the same DuckDB file read-only.
+own (issue #10). Under pytest-xdist the first worker that asks builds it (tests/shared_build.py);
+the others wait for it and read the same DuckDB file read-only.
 Tests that rebuild models copy the file first (`shutil.copy(wh.path, ...)`).
 
 Inputs:
@@ -19,9 +19,7 @@ Inputs:
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from dbt_harness import BuiltWarehouse, run_dbt
 from extraction_cases import edge_case_runs, real_data_run
 from raw_events_fixture import PRODUCER, Clock, insert_events
 
+from tests.shared_build import built_once
 from warehouse.events import ExtractionCompleted, make_event
 
 # The families' run ids (BuiltWarehouse.run_ids of each), then every run the events start.
@@ -128,15 +127,5 @@ def load(work: Path) -> FixtureWarehouse:
 
 
 def shared(tmp_path_factory) -> FixtureWarehouse:
-    """Built once per session: in this process's temp dir without xdist, else in the directory
-    all workers share (the parent of each worker's basetemp), the first worker building."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return build(tmp_path_factory.mktemp("fixture_warehouse"))
-    from filelock import FileLock
-
-    root = tmp_path_factory.getbasetemp().parent / "fixture_warehouse"
-    with FileLock(f"{root}.lock"):
-        if (root / _MANIFEST).exists():
-            return load(root)
-        shutil.rmtree(root, ignore_errors=True)  # what a worker whose build failed left
-        return build(root)
+    """Built once per session for every xdist worker (tests/shared_build.py)."""
+    return built_once(tmp_path_factory, "fixture_warehouse", build)

@@ -4,6 +4,7 @@ dlt files, command output, or any page of the app."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,12 @@ def _db_hits(path: Path) -> list[str]:
     return hits
 
 
-def test_canary_key_never_persists(tmp_path):
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def canary_run(tmp_path_factory):
+    """One real `bench run qa` with the canary as every vendor and LLM key, the Brave lane
+    against the loopback fake: (home, the finished process, the tokens Brave received). The
+    persistence test and the app test read the same run (one pipeline, not two)."""
+    home = tmp_path_factory.mktemp("canary") / "home"
     with FakeVendorServer() as fake:
         env = {
             **os.environ,
@@ -70,6 +75,11 @@ def test_canary_key_never_persists(tmp_path):
             {k.lower(): v for k, v in r.headers.items()}.get("x-subscription-token")
             for r in fake.requests_for("brave")
         ]
+    return home, proc, sent
+
+
+def test_canary_key_never_persists(canary_run):
+    home, proc, sent = canary_run
     assert proc.returncode == 0, proc.stderr
     assert sent and all(token == CANARY for token in sent), "the key must reach the vendor"
 
@@ -92,23 +102,13 @@ def test_canary_key_never_persists(tmp_path):
     )
 
 
-def test_canary_never_reaches_the_app(tmp_path, monkeypatch):
+def test_canary_never_reaches_the_app(canary_run, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    home = tmp_path / "home"
-    with FakeVendorServer() as fake:
-        env = {
-            **os.environ,
-            "BENCH_HOME": str(home),
-            "BRAVE_SEARCH_API_KEY": CANARY,
-            "BENCH_BASE_URL_BRAVE": fake.base_urls()["brave"],
-        }
-        subprocess.run(
-            [BENCH, "run", "qa", "--questions", "demo", "--lanes", "brave_search", "--limit", "2"],
-            check=True,
-            capture_output=True,
-            env=env,
-        )
+    source, proc, _sent = canary_run
+    assert proc.returncode == 0, proc.stderr
+    home = tmp_path / "home"  # a copy: the app must not write into the run's data root
+    shutil.copytree(source, home)
     monkeypatch.setenv("BENCH_HOME", str(home))
     pages = sorted((Path(__file__).resolve().parents[2] / "app" / "app_pages").glob("*.py"))
     assert pages

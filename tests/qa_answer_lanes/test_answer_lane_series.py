@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from dbt_harness import NO_UNIT_TESTS, run_dbt
 
+from collectors.qa.answer_lanes import ANSWER_LANES
 from collectors.qa.lane_registry import build_lanes
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import load_question_set
@@ -52,7 +53,8 @@ def built(tmp_path_factory):
     summaries = []
     with AnswerProductsFake({q.problem: q.gold_answer for q in chosen}, memory={"nimble"}) as fake:
         for _ in range(3):
-            lanes = build_lanes(LANES, environ=KEYS, base_urls=fake.base_urls())
+            # A loopback fake needs no 1 request/s pacing (90 calls a lane a run).
+            lanes = build_lanes(LANES, environ=KEYS, base_urls=fake.base_urls(), rate_per_s=100.0)
             summaries.append(
                 run_qa(
                     log,
@@ -184,6 +186,21 @@ def test_answer_lanes_are_not_mixed_with_synthesised_lanes_unless_asked():
         ["exa_answer", "closed-book"], environ={**KEYS, "BENCH_MIX_LANE_KINDS": "1"}
     )
     assert [lane.name for lane in lanes] == ["exa_answer", "closed-book"]
+
+
+def test_an_answer_lanes_rate_is_the_vendors_unless_overridden():
+    """The documented rate paces a real key; an override (one value or by lane) reaches the
+    throttle and the run's recorded settings, as a search lane's does."""
+    default = {lane.name: lane for lane in build_lanes(LANES, environ=KEYS)}
+    assert {name: lane.rate_per_s for name, lane in default.items()} == {
+        name: ANSWER_LANES[name].rate_per_s for name in LANES
+    }
+    by_lane = build_lanes(LANES, environ=KEYS, rate_per_s={"exa_answer": 50.0})
+    rates = {lane.name: lane.system_ref().settings["rate_per_s"] for lane in by_lane}
+    assert rates["exa_answer"] == 50.0
+    assert rates["tavily_answer"] == ANSWER_LANES["tavily_answer"].rate_per_s
+    (every,) = build_lanes(["nimble_answer"], environ=KEYS, rate_per_s=100.0)
+    assert every.system_ref().settings["rate_per_s"] == 100.0
 
 
 def test_an_answer_lane_needs_its_key():
