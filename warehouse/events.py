@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from warehouse.canonical import canonical_json, sha256_hex
 from warehouse.ids import event_id_for
@@ -399,9 +399,36 @@ class AnswerSynthesized(_LaneAttempt):
     llm: LlmCallRecord | None = None
 
 
-class AnswerGraded(_LaneAttempt):
+class _JudgedSample(Frozen):
+    """How one judge or grader sample ended, the same three ways in every family (a DRACO
+    criterion verdict, a SimpleQA grade, an UMBRELA relevance grade):
+
+    - parsed: the completion parsed into a verdict;
+    - unparsed: it did not (after any re-ask); the sample scores as the least favourable verdict;
+    - failed: the call produced no completion after bounded retries (`error_class`,
+      `error_message` say why); it scores as the least favourable verdict too.
+
+    Each family's event says what "least favourable" is for its verdict."""
+
+    outcome: Literal["parsed", "unparsed", "failed"]
+    error_class: str | None = None  # timeout | connection | http_status | malformed_body | ...
+    error_message: str | None = None
+
+    @model_validator(mode="after")
+    def _failure_says_why(self) -> _JudgedSample:
+        if self.outcome == "failed" and not self.error_class:
+            raise ValueError("a failed sample says why: error_class is required")
+        return self
+
+
+class AnswerGraded(_LaneAttempt, _JudgedSample):
+    """One grade of one answer. v2 (issue #10): a failed grader call is this event with
+    outcome "failed" and the least favourable grade (B / incorrect), as a failed DRACO judge
+    call is a `judge_verdict`; v1 wrote `provider_call_failed` (stage "grade") instead, which
+    the marts still read."""
+
     event_type: ClassVar[str] = "answer_graded"
-    schema_version: ClassVar[int] = 1
+    schema_version: ClassVar[int] = 2
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "grader_id")
 
     grader_id: (
@@ -410,22 +437,42 @@ class AnswerGraded(_LaneAttempt):
     official: bool  # the upstream template; False = a project-written grader, labelled as such
     grade: Literal["A", "B", "C"]
     label: Literal["correct", "incorrect", "not_attempted"]
-    parse_ok: bool
+    parse_ok: bool  # outcome == "parsed" (kept: v1 readers and SQL read it)
     source_event_id: str  # the answer_synthesized graded
-    llm: LlmCallRecord | None = None
+    llm: LlmCallRecord | None = None  # None: graded by rule (a landed non-answer) or failed
+
+    @model_validator(mode="after")
+    def _least_favourable_when_not_parsed(self) -> AnswerGraded:
+        if self.parse_ok != (self.outcome == "parsed"):
+            raise ValueError("parse_ok must equal (outcome == 'parsed')")
+        if self.outcome == "failed" and (self.grade, self.label) != ("B", "incorrect"):
+            raise ValueError("a failed grader call grades B / incorrect (least favourable)")
+        return self
 
 
-class RelevanceGraded(_LaneAttempt):
+class RelevanceGraded(_LaneAttempt, _JudgedSample):
+    """One UMBRELA grade of one chunk. v2 (issue #10): a failed judge call is this event with
+    outcome "failed" and grade 0 (least favourable); v1 wrote `provider_call_failed` (stage
+    "relevance:<rank>"), which the marts still read."""
+
     event_type: ClassVar[str] = "relevance_graded"
-    schema_version: ClassVar[int] = 1
+    schema_version: ClassVar[int] = 2
     natural_key: ClassVar[tuple[str, ...]] = ("lane", "item_id", "attempt", "rank", "judge_id")
 
     rank: int = Field(ge=1)
     judge_id: str
     grade: int = Field(ge=0, le=3)
-    parse_ok: bool
+    parse_ok: bool  # outcome == "parsed"
     source_event_id: str  # the chunks_normalized event
     llm: LlmCallRecord | None = None
+
+    @model_validator(mode="after")
+    def _least_favourable_when_not_parsed(self) -> RelevanceGraded:
+        if self.parse_ok != (self.outcome == "parsed"):
+            raise ValueError("parse_ok must equal (outcome == 'parsed')")
+        if self.outcome == "failed" and self.grade != 0:
+            raise ValueError("a failed relevance judge call grades 0 (least favourable)")
+        return self
 
 
 # --- deep research (DRACO and the user's rubric-judged task sets) ----------------------------
@@ -555,7 +602,7 @@ class JudgeRegimeRegistered(Payload):
     argv: list[str] = Field(default_factory=list)
 
 
-class JudgeVerdict(_LaneAttempt):
+class JudgeVerdict(_LaneAttempt, _JudgedSample):
     """One judge sample on one criterion of one report.
 
     `met` is the verdict that scores: the parsed one, or for an unparsed or failed sample the
@@ -579,13 +626,10 @@ class JudgeVerdict(_LaneAttempt):
     sample: int = Field(ge=1)
     judge_attempt: int = Field(default=1, ge=1)
     polarity: Literal["positive", "negative"]
-    outcome: Literal["parsed", "unparsed", "failed"]
     verdict: Literal["MET", "UNMET"] | None  # as parsed; None when unparsed or failed
     met: bool
     justification: str | None = None
     reasks: int = Field(default=0, ge=0)
-    error_class: str | None = None
-    error_message: str | None = None
     source_event_id: str  # the report_normalized judged
     llm: LlmCallRecord | None = None  # the completion that decided the verdict
     # Earlier completions of this sample (an unparsable first answer before the re-ask): kept

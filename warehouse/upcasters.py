@@ -39,6 +39,14 @@ def _extraction_completed_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
     return lifted
 
 
+@upcaster("answer_graded", 1)
+@upcaster("relevance_graded", 1)
+def _graded_v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+    """v2 says how the sample ended, as `judge_verdict` does. A v1 grade event was always a
+    completion (parsed or not): v1 logged a failed call as `provider_call_failed` instead."""
+    return {**payload, "outcome": "parsed" if payload["parse_ok"] else "unparsed"}
+
+
 class UpcastError(ValueError):
     pass
 

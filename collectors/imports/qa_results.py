@@ -435,6 +435,7 @@ def import_qa_results(
                     official=False,  # the file's grader: its template/model are not ours to vouch for
                     grade=row.grade,  # type: ignore[arg-type]
                     label=LABELS[row.grade],  # type: ignore[arg-type]
+                    outcome="parsed",  # the file's grade, as published
                     parse_ok=True,
                     source_event_id=event_id_for(
                         answer.event_type, run_id, *answer.natural_key_values()

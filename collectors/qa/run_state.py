@@ -6,8 +6,12 @@ each done when its terminal event exists for the unit's current attempt:
     search     provider_call_completed | provider_call_failed (stage "search")
     chunks     chunks_normalized | provider_call_failed (stage "normalize": unusable body)
     synthesize answer_synthesized (always exactly one; outcome says what happened)
-    grade      answer_graded | provider_call_failed (stage "grade"); none for outcome "failed"
-    relevance  per chunk rank: relevance_graded | provider_call_failed (stage "relevance:<rank>")
+    grade      answer_graded (outcome "failed" for a failed grader call); none for an answer
+               outcome "failed"
+    relevance  per chunk rank: relevance_graded (outcome "failed" for a failed judge call)
+
+Logs written before answer_graded v2 hold a failed grader / judge call as provider_call_failed
+(stage "grade" / "relevance:<rank>"); it is terminal too.
 
 An auth rejection (401/402/403) of a search is logged but is not terminal: the lane is
 aborted, and the next invocation retries the unit as a new attempt once the key is fixed.

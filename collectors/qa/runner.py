@@ -20,8 +20,10 @@ Outcomes (methodology 2.3), in `answer_synthesized.outcome`:
 - 401/402/403 on a search aborts that lane with a message (logged, not terminal: the unit is
   retried as the next attempt once the key works); on the synthesiser, grader or judge it
   aborts the run (`QaRunAborted`) without logging the refused call.
-- A failed grader / judge call is the terminal `provider_call_failed` of its stage ("grade",
-  "relevance:<rank>"); score it as the least favourable verdict.
+- A failed grader / relevance judge call is its stage's terminal event with outcome "failed"
+  and the least favourable verdict (`answer_graded` B / incorrect, `relevance_graded` 0), as a
+  failed DRACO judge call is a `judge_verdict`: one shape for a failed judgement in every family.
+  It is not retried on resume (the grade's natural key has no judge attempt).
 """
 
 from __future__ import annotations
@@ -162,6 +164,12 @@ def execute_plan(
     )
     summary.absorb(result)
     return summary
+
+
+def _failure(exc: LlmCallError) -> dict[str, str]:
+    """A failed judgement's reason, as DRACO's judge records it (provider, model, status and
+    message in one line)."""
+    return {"error_class": exc.error_class, "error_message": truncate_message(str(exc))}
 
 
 def _zero_timings(latency_ms: float | None = None) -> CallTimings:
@@ -403,7 +411,9 @@ class _QaStages(RunStages[Unit]):
         counts: dict[str, dict[str, int]] = {}
         for lane, unit in self._latest_units():
             if unit.grade is not None and unit.grade["event_type"] == "answer_graded":
-                letter = unit.grade["payload"]["grade"]
+                payload = unit.grade["payload"]
+                # a failed grader call scores B, but the summary says what happened
+                letter = "call failed" if payload.get("outcome") == "failed" else payload["grade"]
                 lane_counts = counts.setdefault(lane.name, {})
                 lane_counts[letter] = lane_counts.get(letter, 0) + 1
         return counts
@@ -412,15 +422,20 @@ class _QaStages(RunStages[Unit]):
         async with self.llm_slots:
             return await asyncio.to_thread(function, *args)
 
-    def llm_failure(
-        self, exc: LlmCallError, stage: str, lane: QaLane, item_id: str, attempt: int
-    ) -> Envelope | None:
-        """The failed call as an event, or None after aborting the run on an auth error."""
+    def aborted_on_auth(self, exc: LlmCallError, stage: str) -> bool:
+        """An auth rejection stops the run, unlogged (the next invocation resumes the unit)."""
         if exc.is_auth:
             self.ctx.stop(
                 f"{stage}: {exc.provider} refused the key for model {exc.model} (HTTP {exc.status_code}); "
                 "fix the key and re-run the same command to resume"
             )
+        return exc.is_auth
+
+    def llm_failure(
+        self, exc: LlmCallError, stage: str, lane: QaLane, item_id: str, attempt: int
+    ) -> Envelope | None:
+        """The failed call as an event, or None after aborting the run on an auth error."""
+        if self.aborted_on_auth(exc, stage):
             return None
         request = exc.request or {}
         return self.ctx.event(
@@ -559,6 +574,7 @@ class _QaStages(RunStages[Unit]):
                     attempt=attempt,
                     grader_id=grader.grader_id,
                     official=grader.official,
+                    outcome="parsed",  # decided by rule: nothing to parse, nothing failed
                     grade="C",
                     label="not_attempted",
                     parse_ok=True,
@@ -574,7 +590,23 @@ class _QaStages(RunStages[Unit]):
                 unit.answer["payload"]["answer"] or "",
             )
         except LlmCallError as exc:
-            return self.llm_failure(exc, GRADE, lane, item_id, attempt)
+            if self.aborted_on_auth(exc, GRADE):
+                return None
+            return self.ctx.event(
+                AnswerGraded(
+                    lane=lane.name,
+                    item_id=item_id,
+                    attempt=attempt,
+                    grader_id=grader.grader_id,
+                    official=grader.official,
+                    outcome="failed",
+                    grade="B",  # least favourable: counted incorrect, never "not attempted"
+                    label="incorrect",
+                    parse_ok=False,
+                    **_failure(exc),
+                    source_event_id=source,
+                )
+            )
         return self.ctx.event(
             AnswerGraded(
                 lane=lane.name,
@@ -582,6 +614,7 @@ class _QaStages(RunStages[Unit]):
                 attempt=attempt,
                 grader_id=grader.grader_id,
                 official=grader.official,
+                outcome="parsed" if verdict.parse_ok else "unparsed",
                 grade=verdict.grade,
                 label=verdict.label,
                 parse_ok=verdict.parse_ok,
@@ -598,7 +631,22 @@ class _QaStages(RunStages[Unit]):
         try:
             verdict = await self.llm(judge.judge, query, chunk)
         except LlmCallError as exc:
-            return self.llm_failure(exc, relevance_stage(chunk.rank), lane, item_id, attempt)
+            if self.aborted_on_auth(exc, relevance_stage(chunk.rank)):
+                return None
+            return self.ctx.event(
+                RelevanceGraded(
+                    lane=lane.name,
+                    item_id=item_id,
+                    attempt=attempt,
+                    rank=chunk.rank,
+                    judge_id=judge.judge_id,
+                    outcome="failed",
+                    grade=0,  # least favourable: not relevant
+                    parse_ok=False,
+                    **_failure(exc),
+                    source_event_id=unit.chunks["event_id"],
+                )
+            )
         return self.ctx.event(
             RelevanceGraded(
                 lane=lane.name,
@@ -606,6 +654,7 @@ class _QaStages(RunStages[Unit]):
                 attempt=attempt,
                 rank=chunk.rank,
                 judge_id=judge.judge_id,
+                outcome="parsed" if verdict.parse_ok else "unparsed",
                 grade=verdict.grade,
                 parse_ok=verdict.parse_ok,
                 source_event_id=unit.chunks["event_id"],

@@ -109,6 +109,7 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
     )
     run_id = "vendor-fixture-run"
     events: list[Envelope] = []
+    failures = 0  # failed grader / judge calls so far: alternate today's shape and pre-v2's
 
     def emit(payload) -> Envelope:
         envelope = make_event(payload, run_id=run_id, producer=PRODUCER, occurred_at=clock.tick())
@@ -235,6 +236,7 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                             official=True,
                             grade="C",
                             label="not_attempted",
+                            outcome="parsed",
                             parse_ok=True,
                             source_event_id=events[-1].event_id,
                         )
@@ -322,31 +324,54 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                         official=True,
                         grade="C",
                         label="not_attempted",
+                        outcome="parsed",
                         parse_ok=True,
                         source_event_id=answer.event_id,
                     )
                 )
             elif rng.random() < 0.05:
-                emit(
-                    ProviderCallFailed(
-                        lane=lane,
-                        provider="openai",
-                        stage="grade",
-                        item_id=question.item_id,
-                        attempt=attempt,
-                        request=request,
-                        error_class="http_status",
-                        error_message="500",
-                        status_code=500,
-                        landed=False,
-                        timings=CallTimings(queue_wait_ms=0, whole_call_ms=10),
-                        http_attempts=3,
-                        concurrency=4,
+                # A failed grader call: today's shape (answer_graded, outcome failed), and every
+                # other one in the shape logs written before v2 hold (provider_call_failed).
+                failures += 1
+                if failures % 2:
+                    emit(
+                        AnswerGraded(
+                            lane=lane,
+                            item_id=question.item_id,
+                            attempt=attempt,
+                            grader_id=GRADER_ID,
+                            official=True,
+                            outcome="failed",
+                            grade="B",
+                            label="incorrect",
+                            parse_ok=False,
+                            error_class="http_status",
+                            error_message="openai:gpt-4.1 (HTTP 500): 500",
+                            source_event_id=answer.event_id,
+                        )
                     )
-                )
+                else:
+                    emit(
+                        ProviderCallFailed(
+                            lane=lane,
+                            provider="openai",
+                            stage="grade",
+                            item_id=question.item_id,
+                            attempt=attempt,
+                            request=request,
+                            error_class="http_status",
+                            error_message="500",
+                            status_code=500,
+                            landed=False,
+                            timings=CallTimings(queue_wait_ms=0, whole_call_ms=10),
+                            http_attempts=3,
+                            concurrency=4,
+                        )
+                    )
             else:
                 grade = rng.choices("ABC", weights=[skill, 1 - skill, 0.1])[0]
                 label = {"A": "correct", "B": "incorrect", "C": "not_attempted"}[grade]
+                parse_ok = rng.random() > 0.05
                 emit(
                     AnswerGraded(
                         lane=lane,
@@ -354,14 +379,33 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                         attempt=attempt,
                         grader_id=GRADER_ID,
                         official=True,
+                        outcome="parsed" if parse_ok else "unparsed",
                         grade=grade,
                         label=label,
-                        parse_ok=rng.random() > 0.05,
+                        parse_ok=parse_ok,
                         source_event_id=answer.event_id,
                     )
                 )
             for chunk in chunks:
                 if rng.random() < 0.03:
+                    failures += 1
+                    if failures % 2:
+                        emit(
+                            RelevanceGraded(
+                                lane=lane,
+                                item_id=question.item_id,
+                                attempt=attempt,
+                                rank=chunk.rank,
+                                judge_id=JUDGE_ID,
+                                outcome="failed",
+                                grade=0,
+                                parse_ok=False,
+                                error_class="timeout",
+                                error_message="openai:gpt-4.1: timed out",
+                                source_event_id=sources[0],
+                            )
+                        )
+                        continue
                     emit(
                         ProviderCallFailed(
                             lane=lane,
@@ -386,6 +430,7 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                         attempt=attempt,
                         rank=chunk.rank,
                         judge_id=JUDGE_ID,
+                        outcome="parsed",
                         grade=rng.choices([0, 1, 2, 3], weights=[4, 3, 2, 1])[0],
                         parse_ok=True,
                         source_event_id=sources[0],

@@ -93,11 +93,15 @@ def test_answer_metrics_recount(qa_warehouse):
     # failed rows never carry a label; a failed grader call is incorrect with the parse flag
     assert not any(r["label"] for r in answers if not r["landed"])
     flagged = qa_warehouse.rows(
-        "select * from intermediate.int_qa_answers_scored where grade_call_failed"
+        "select a.*, e.event_type as grade_event_type "
+        "from intermediate.int_qa_answers_scored as a "
+        "join staging.stg_events as e on e.event_id = a.grade_event_id where a.grade_call_failed"
     )
     assert flagged and all(
         r["label"] == "incorrect" and r["grade_parse_ok"] is False for r in flagged
     )
+    # both shapes of a failed grader call score the same: today's and a pre-v2 log's
+    assert {r["grade_event_type"] for r in flagged} == {"answer_graded", "provider_call_failed"}
     assert any(r["outcome"] == "rejected" for r in answers)
     assert any(r["outcome"] == "zero_results" for r in answers)
 

@@ -283,12 +283,14 @@ def test_llm_roles_record_every_call(event_log, simpleqa, demo_passages, fake_ll
     summary = run_qa(event_log, simpleqa, lanes, limit=3, **roles)
     assert summary.status == "finished"
     assert set(stage_counts(event_log).values()) == {1}
-    (lost,) = events(event_log, "provider_call_failed")
-    assert (
-        lost["payload"]["stage"].startswith("relevance:")
-        and lost["payload"]["item_id"] == q1.item_id
-    )
-    assert lost["payload"]["provider"] == "anthropic" and lost["payload"]["landed"] is False
+    assert not events(event_log, "provider_call_failed")
+    (lost,) = [
+        e["payload"]
+        for e in events(event_log, "relevance_graded")
+        if e["payload"]["outcome"] == "failed"
+    ]
+    assert lost["item_id"] == q1.item_id and (lost["grade"], lost["parse_ok"]) == (0, False)
+    assert lost["llm"] is None and lost["error_message"].startswith("anthropic:claude-judge")
     synth_prompt, closed_prompt = load_prompt("qa-synthesizer@1"), load_prompt("qa-closed-book@1")
     for e in events(event_log, "answer_synthesized"):
         llm = e["payload"]["llm"]
@@ -308,9 +310,11 @@ def test_llm_roles_record_every_call(event_log, simpleqa, demo_passages, fake_ll
         assert p["llm"]["prompt_sha256"] == sha256_hex(STAND_IN_TEMPLATE)
         assert p["llm"]["temperature"] == 0.5 and p["llm"]["max_tokens"] == 2048
         assert p["grader_id"].startswith(f"simpleqa-official@{sha256_hex(STAND_IN_TEMPLATE)[:12]}:")
-    relevance = events(event_log, "relevance_graded")
+    relevance = [
+        e for e in events(event_log, "relevance_graded") if e["payload"]["outcome"] != "failed"
+    ]
     assert relevance and all(
-        e["payload"]["grade"] == 2 and e["payload"]["parse_ok"] for e in relevance
+        e["payload"]["grade"] == 2 and e["payload"]["outcome"] == "parsed" for e in relevance
     )
     assert all(e["payload"]["llm"]["provider"] == "anthropic" for e in relevance)
     # What the synthesiser saw: the chunks as [title](url) + text, question verbatim.
@@ -334,29 +338,32 @@ def test_llm_failures_are_terminal_facts_and_retry_failed_redoes_them(
     fake_llm.fail_when(400, q2.problem, "Gold target")  # q2's grading is rejected
     summary = run_qa(event_log, simpleqa, lanes, limit=3, **roles)
     assert summary.status == "finished with 1 failures"
-    failed_calls = {
-        e["payload"]["stage"]: e["payload"] for e in events(event_log, "provider_call_failed")
-    }
-    synth_failure, grade_failure = failed_calls["synthesize"], failed_calls["grade"]
+    (synth_failure,) = [e["payload"] for e in events(event_log, "provider_call_failed")]
+    assert synth_failure["stage"] == "synthesize"
     assert (synth_failure["item_id"], synth_failure["landed"], synth_failure["status_code"]) == (
         q1.item_id,
         False,
         500,
     )
-    assert (grade_failure["item_id"], grade_failure["landed"], grade_failure["status_code"]) == (
-        q2.item_id,
-        True,
-        400,
-    )
-    assert grade_failure["provider"] == "openai-compatible" and grade_failure["request"]["body"]
     outcomes = {
         e["payload"]["item_id"]: e["payload"] for e in events(event_log, "answer_synthesized")
     }
     assert outcomes[q1.item_id]["outcome"] == "failed"
     assert len(outcomes[q1.item_id]["source_event_ids"]) == 1  # -> the failed call
-    graded_items = {e["payload"]["item_id"] for e in events(event_log, "answer_graded")}
-    assert q1.item_id not in graded_items and q2.item_id not in graded_items
-    assert len(graded_items) == 1
+    # the rejected grading is a grade event, as a failed DRACO judge call is a verdict: the least
+    # favourable grade, with the reason (one shape for a failed judgement in every family)
+    grades = {e["payload"]["item_id"]: e["payload"] for e in events(event_log, "answer_graded")}
+    assert q1.item_id not in grades and len(grades) == 2
+    failed_grade = grades[q2.item_id]
+    assert (failed_grade["outcome"], failed_grade["grade"], failed_grade["label"]) == (
+        "failed",
+        "B",
+        "incorrect",
+    )
+    assert failed_grade["parse_ok"] is False and failed_grade["llm"] is None
+    assert failed_grade["error_class"] == "http_status"
+    assert "openai-compatible:local-grader (HTTP 400)" in failed_grade["error_message"]
+    assert summary.grades["closed-book"]["call failed"] == 1
     assert events(event_log, "run_finished")
 
     assert run_qa(event_log, simpleqa, lanes, limit=3, **roles).already_finished

@@ -2,9 +2,11 @@
 -- grader of its run (the spec's grader plus any grader that graded an answer of the run; one
 -- grader per run is the normal case). The grade is the one of the resolved answer's attempt:
 --   * answer_graded of that grader (latest event on a tie) -> its grade, label, parse_ok;
---     llm IS NULL means graded by rule (a landed non-answer: C / not_attempted);
---   * else a failed grader call (provider_call_failed stage 'grade', the spec's grader) -> the
---     least favourable verdict: B / incorrect, grade_parse_ok = false, grade_call_failed flag;
+--     llm IS NULL with outcome 'parsed' means graded by rule (a landed non-answer: C /
+--     not_attempted); outcome 'failed' is a failed grader call, written with the least
+--     favourable verdict (B / incorrect, parse_ok false) and flagged grade_call_failed;
+--   * logs from before answer_graded v2 hold a failed grader call as provider_call_failed
+--     (stage 'grade'): read here as the same failed answer_graded row of the spec's grader;
 --   * rows that did not land (failed, missing) have no label: they are out of accuracy.
 with
 
@@ -17,6 +19,50 @@ units as (
 runs as (
 
     select * from {{ ref('int_qa_runs') }}
+
+),
+
+legacy_grade_failures as (
+
+    select
+        failed.run_id,
+        failed.lane,
+        failed.item_id,
+        failed.attempt,
+        failed.occurred_at,
+        failed.call_event_id as grade_event_id,
+        runs.grader_id,
+        runs.grader_official,
+        'failed' as outcome,
+        'B' as grade,
+        'incorrect' as label,
+        false as parse_ok,
+        false as graded_by_rule
+    from {{ ref('stg_events__provider_call_failed') }} as failed
+    inner join runs on failed.run_id = runs.run_id
+    where failed.stage = 'grade'
+
+),
+
+stored_grades as (
+
+    select
+        run_id,
+        lane,
+        item_id,
+        attempt,
+        occurred_at,
+        grade_event_id,
+        grader_id,
+        grader_official,
+        outcome,
+        grade,
+        label,
+        parse_ok,
+        graded_by_rule
+    from {{ ref('stg_events__answer_graded') }}
+    union all
+    select * from legacy_grade_failures
 
 ),
 
@@ -33,7 +79,7 @@ graded as (
                 else graded.label
             end as label
         )
-    from {{ ref('stg_events__answer_graded') }} as graded
+    from stored_grades as graded
     left join {{ ref('int_corrections_verdicts_superseded') }} as superseded
         on graded.grade_event_id = superseded.superseded_event_id
             and superseded.superseded_event_type = 'answer_graded'
@@ -63,25 +109,6 @@ run_graders_unique as (
     select * from run_graders
     qualify row_number() over (
             partition by run_id, grader_id order by grader_official desc
-        ) = 1
-
-),
-
-grade_failures as (
-
-    select
-        failed.run_id,
-        failed.lane,
-        failed.item_id,
-        failed.attempt,
-        runs.grader_id,
-        failed.call_event_id
-    from {{ ref('stg_events__provider_call_failed') }} as failed
-    inner join runs on failed.run_id = runs.run_id
-    where failed.stage = 'grade'
-    qualify row_number() over (
-            partition by failed.run_id, failed.lane, failed.item_id, failed.attempt
-            order by failed.occurred_at desc, failed.call_event_id desc
         ) = 1
 
 ),
@@ -118,41 +145,25 @@ final as (
 
     select
         unit_graders.*,
-        case
-            when not unit_graders.landed then null
-            when grades_of_attempt.grade_event_id is not null then grades_of_attempt.grade
-            when grade_failures.call_event_id is not null then 'B'
-        end as grade,
-        case
-            when not unit_graders.landed then null
-            when grades_of_attempt.grade_event_id is not null then grades_of_attempt.label
-            when grade_failures.call_event_id is not null then 'incorrect'
-        end as label,
-        case
-            when not unit_graders.landed then null
-            when grades_of_attempt.grade_event_id is not null then grades_of_attempt.parse_ok
-            when grade_failures.call_event_id is not null then false
-        end as grade_parse_ok,
-        coalesce(grades_of_attempt.graded_by_rule, false) as graded_by_rule,
-        unit_graders.landed
-        and grades_of_attempt.grade_event_id is null
-        and grade_failures.call_event_id is not null as grade_call_failed,
-        case
-            when unit_graders.landed
-                then coalesce(grades_of_attempt.grade_event_id, grade_failures.call_event_id)
-        end as grade_event_id
+        case when unit_graders.landed then grades_of_attempt.grade end as grade,
+        case when unit_graders.landed then grades_of_attempt.label end as label,
+        case when unit_graders.landed then grades_of_attempt.parse_ok end as grade_parse_ok,
+        coalesce(
+            unit_graders.landed
+            and grades_of_attempt.outcome = 'parsed'
+            and grades_of_attempt.graded_by_rule,
+            false
+        ) as graded_by_rule,
+        coalesce(
+            unit_graders.landed and grades_of_attempt.outcome = 'failed', false
+        ) as grade_call_failed,
+        case when unit_graders.landed then grades_of_attempt.grade_event_id end as grade_event_id
     from unit_graders
     left join grades_of_attempt
         on unit_graders.run_id = grades_of_attempt.run_id
             and unit_graders.lane = grades_of_attempt.lane
             and unit_graders.item_id = grades_of_attempt.item_id
             and unit_graders.grader_id = grades_of_attempt.grader_id
-    left join grade_failures
-        on unit_graders.run_id = grade_failures.run_id
-            and unit_graders.lane = grade_failures.lane
-            and unit_graders.item_id = grade_failures.item_id
-            and unit_graders.attempt = grade_failures.attempt
-            and unit_graders.grader_id = grade_failures.grader_id
 
 )
 

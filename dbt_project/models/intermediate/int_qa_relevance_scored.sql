@@ -1,8 +1,9 @@
 {%- set threshold = umbrela_threshold() %}
 -- One row per (run_id, lane, item_id) with a resolved chunks event: UMBRELA chunk relevance
 -- (methodology 2.4). Each chunk's grade is the run judge's relevance_graded of the chunks'
--- attempt (latest event on a tie); a failed judge call (provider_call_failed stage
--- 'relevance:<rank>') or a chunk never judged scores 0 and is flagged (least favourable).
+-- attempt (latest event on a tie). A failed judge call (relevance_graded outcome 'failed', written
+-- with grade 0; in logs from before v2, provider_call_failed stage 'relevance:<rank>') or a chunk
+-- never judged scores 0 and is flagged (least favourable).
 -- Relevant = grade >= scoring_var('umbrela_threshold') (default 2, stored beside the metrics).
 --   llm_hit_10       = 1 if any of the top-10 chunks is relevant (ref-harness "recall@k LLM")
 --   llm_precision_10 = share of the top-10 chunks (of those returned) that are relevant
@@ -36,10 +37,50 @@ chunks as (
 
 ),
 
+legacy_failures as (
+
+    select
+        failed.call_event_id as relevance_event_id,
+        failed.run_id,
+        failed.occurred_at,
+        failed.lane,
+        failed.item_id,
+        failed.attempt,
+        cast(split_part(failed.stage, ':', 2) as bigint) as chunk_rank,
+        runs.judge_id,
+        0 as grade,
+        false as parse_ok,
+        'failed' as outcome
+    from {{ ref('stg_events__provider_call_failed') }} as failed
+    inner join {{ ref('int_qa_runs') }} as runs on failed.run_id = runs.run_id
+    where failed.stage like 'relevance:%'
+
+),
+
+stored_grades as (
+
+    select
+        relevance_event_id,
+        run_id,
+        occurred_at,
+        lane,
+        item_id,
+        attempt,
+        chunk_rank,
+        judge_id,
+        grade,
+        parse_ok,
+        outcome
+    from {{ ref('stg_events__relevance_graded') }}
+    union all
+    select * from legacy_failures
+
+),
+
 verdicts as (
 
     select relevance.*
-    from {{ ref('stg_events__relevance_graded') }} as relevance
+    from stored_grades as relevance
     inner join units
         on relevance.run_id = units.run_id
             and relevance.lane = units.lane
@@ -49,28 +90,6 @@ verdicts as (
     qualify row_number() over (
             partition by relevance.run_id, relevance.lane, relevance.item_id, relevance.chunk_rank
             order by relevance.occurred_at desc, relevance.relevance_event_id desc
-        ) = 1
-
-),
-
-failures as (
-
-    select
-        failed.run_id,
-        failed.lane,
-        failed.item_id,
-        cast(split_part(failed.stage, ':', 2) as bigint) as chunk_rank,
-        failed.call_event_id
-    from {{ ref('stg_events__provider_call_failed') }} as failed
-    inner join units
-        on failed.run_id = units.run_id
-            and failed.lane = units.lane
-            and failed.item_id = units.item_id
-            and failed.attempt = units.search_attempt
-    where failed.stage like 'relevance:%'
-    qualify row_number() over (
-            partition by failed.run_id, failed.lane, failed.item_id, failed.stage
-            order by failed.occurred_at desc, failed.call_event_id desc
         ) = 1
 
 ),
@@ -86,18 +105,13 @@ graded_chunks as (
         coalesce(verdicts.grade, 0) as grade,
         -- flagged: unparseable verdict, failed judge call, or no verdict at all
         verdicts.relevance_event_id is null or not verdicts.parse_ok as flagged,
-        failures.call_event_id is not null and verdicts.relevance_event_id is null as call_failed
+        coalesce(verdicts.outcome = 'failed', false) as call_failed
     from chunks
     left join verdicts
         on chunks.run_id = verdicts.run_id
             and chunks.lane = verdicts.lane
             and chunks.item_id = verdicts.item_id
             and chunks.chunk_rank = verdicts.chunk_rank
-    left join failures
-        on chunks.run_id = failures.run_id
-            and chunks.lane = failures.lane
-            and chunks.item_id = failures.item_id
-            and chunks.chunk_rank = failures.chunk_rank
 
 ),
 

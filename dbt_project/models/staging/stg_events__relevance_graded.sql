@@ -21,6 +21,10 @@ renamed as (
         payload ->> 'judge_id' as judge_id,
         cast(payload ->> 'grade' as bigint) as grade,
         cast(payload ->> 'parse_ok' as boolean) as parse_ok,
+        -- parsed | unparsed | failed (a failed call, least favourable verdict), as judge_verdict
+        payload ->> 'outcome' as outcome,
+        payload ->> 'error_class' as error_class,
+        payload ->> 'error_message' as error_message,
         payload ->> 'source_event_id' as source_event_id
     from source
 
