@@ -564,22 +564,22 @@ class _QaStages(RunStages[Unit]):
         self, selected: SelectedQuestion, lane: QaLane, unit: UnitAttempt, attempt: int
     ) -> Envelope | None:
         grader = self.plan.grader
-        item_id = selected.question.item_id
-        source = unit.answer["event_id"]
+        of_this_answer = dict(
+            lane=lane.name,
+            item_id=selected.question.item_id,
+            attempt=attempt,
+            grader_id=grader.grader_id,
+            official=grader.official,
+            source_event_id=unit.answer["event_id"],
+        )
         if unit.outcome != "answered":  # landed non-answer: a miss by rule, no grader call
             return self.ctx.event(
                 AnswerGraded(
-                    lane=lane.name,
-                    item_id=item_id,
-                    attempt=attempt,
-                    grader_id=grader.grader_id,
-                    official=grader.official,
+                    **of_this_answer,
                     outcome="parsed",  # decided by rule: nothing to parse, nothing failed
                     grade="C",
                     label="not_attempted",
                     parse_ok=True,
-                    source_event_id=source,
-                    llm=None,
                 )
             )
         try:
@@ -594,31 +594,21 @@ class _QaStages(RunStages[Unit]):
                 return None
             return self.ctx.event(
                 AnswerGraded(
-                    lane=lane.name,
-                    item_id=item_id,
-                    attempt=attempt,
-                    grader_id=grader.grader_id,
-                    official=grader.official,
+                    **of_this_answer,
                     outcome="failed",
                     grade="B",  # least favourable: counted incorrect, never "not attempted"
                     label="incorrect",
                     parse_ok=False,
                     **_failure(exc),
-                    source_event_id=source,
                 )
             )
         return self.ctx.event(
             AnswerGraded(
-                lane=lane.name,
-                item_id=item_id,
-                attempt=attempt,
-                grader_id=grader.grader_id,
-                official=grader.official,
+                **of_this_answer,
                 outcome="parsed" if verdict.parse_ok else "unparsed",
                 grade=verdict.grade,
                 label=verdict.label,
                 parse_ok=verdict.parse_ok,
-                source_event_id=source,
                 llm=verdict.llm,
             )
         )
@@ -627,7 +617,14 @@ class _QaStages(RunStages[Unit]):
         self, query: str, lane: QaLane, unit: UnitAttempt, chunk: Chunk, attempt: int
     ) -> Envelope | None:
         judge = self.plan.relevance_judge
-        item_id = unit.chunks["payload"]["item_id"]
+        of_this_chunk = dict(
+            lane=lane.name,
+            item_id=unit.chunks["payload"]["item_id"],
+            attempt=attempt,
+            rank=chunk.rank,
+            judge_id=judge.judge_id,
+            source_event_id=unit.chunks["event_id"],
+        )
         try:
             verdict = await self.llm(judge.judge, query, chunk)
         except LlmCallError as exc:
@@ -635,29 +632,19 @@ class _QaStages(RunStages[Unit]):
                 return None
             return self.ctx.event(
                 RelevanceGraded(
-                    lane=lane.name,
-                    item_id=item_id,
-                    attempt=attempt,
-                    rank=chunk.rank,
-                    judge_id=judge.judge_id,
+                    **of_this_chunk,
                     outcome="failed",
                     grade=0,  # least favourable: not relevant
                     parse_ok=False,
                     **_failure(exc),
-                    source_event_id=unit.chunks["event_id"],
                 )
             )
         return self.ctx.event(
             RelevanceGraded(
-                lane=lane.name,
-                item_id=item_id,
-                attempt=attempt,
-                rank=chunk.rank,
-                judge_id=judge.judge_id,
+                **of_this_chunk,
                 outcome="parsed" if verdict.parse_ok else "unparsed",
                 grade=verdict.grade,
                 parse_ok=verdict.parse_ok,
-                source_event_id=unit.chunks["event_id"],
                 llm=verdict.llm,
             )
         )
