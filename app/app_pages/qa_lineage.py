@@ -232,6 +232,12 @@ with grade_col:
     graded = payload_of("grade")
     if not graded:
         st.text("Not graded (the search did not land).")
+    elif graded.get("error_class"):  # a failed grader call (either event shape, see events.py)
+        st.text(
+            f"The grader call failed ({graded['error_class']}): scored as the least favourable "
+            "grade, B / incorrect."
+        )
+        show_text(graded.get("error_message") or "")
     else:
         st.text(
             f"grade {graded.get('grade')} · label {graded.get('label')} · "

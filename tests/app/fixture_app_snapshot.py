@@ -39,6 +39,7 @@ from bench.pipeline import event_log, refresh
 from bench.settings import shared_data_dir
 from collectors.extraction.corpus import load_corpus
 from collectors.extraction.runner import plan_extraction, run_extraction
+from collectors.llm.base import LlmCallError
 from collectors.qa.lane_registry import build_lanes
 from collectors.qa.local_corpus import from_documents_jsonl
 from collectors.qa.offline import (
@@ -173,6 +174,8 @@ VENDOR_PLAN = {
 PROVIDER = {"brave_search": "brave", "tavily_search_basic": "tavily"}
 MALICIOUS_SEARCH = (1, "brave_search", 0)  # run index, lane, question index
 FAILED_SEARCH = (1, "tavily_search_basic", 0)
+# In run 2 every grader call for question 2 fails (an LLM API's 529): a failed grade, scored B.
+FAILED_GRADE = (2, "brave_search", 2)  # run index, a lane that answered it, question index
 # FAST backoff: the failed search retries in milliseconds, not seconds.
 POLICY = {"backoff_base_s": 0.001, "backoff_cap_s": 0.005}
 # The local corpus answers questions 0, 2 and 4, states a wrong count for question 3 and shares
@@ -207,18 +210,28 @@ LOCAL_DOCUMENTS = (
 
 class EchoingGrader(NormalizedMatchGrader):
     """The offline normalized-match grader whose raw completion, for one question, quotes the
-    payload it read (the way an LLM grader's explanation quotes an answer)."""
+    payload it read (the way an LLM grader's explanation quotes an answer); while
+    `failing_question` is set, its calls for that question fail as an overloaded LLM API's do."""
 
     grader_id = "fixture-echoing-match@1"
 
     def __init__(self, planted_question: str):
         self.planted_question = planted_question
+        self.failing_question: str | None = None
 
     def system_ref(self) -> SystemRef:
         ref = super().system_ref()
         return ref.model_copy(update={"name": self.grader_id})
 
     def grade(self, question: str, target: str, answer: str) -> Grade:
+        if question == self.failing_question:
+            raise LlmCallError(
+                message="Overloaded (fixture)",
+                provider="anthropic",
+                model="fixture-grader",
+                error_class="http_status",
+                status_code=529,
+            )
         graded = super().grade(question, target, answer)
         if question != self.planted_question:
             return graded
@@ -294,6 +307,8 @@ def _qa_series(paths: BenchPaths) -> tuple[list[str], list[str]]:
                 grader=grader, **roles,
             )  # fmt: skip
             assert plan.run_index == run_index
+            failing = FAILED_GRADE[2] if run_index == FAILED_GRADE[0] else None
+            grader.failing_question = None if failing is None else questions[failing].problem
             _queue_vendor_bodies(fake, run_index, questions)
             summary = execute_plan(event_log(paths), plan, argv=["run", "simpleqa", "--fixture"])
             assert summary.status.startswith("finished"), summary
@@ -321,6 +336,7 @@ class AppSnapshot:
     questions: list[str]  # item ids in sample order
     qa_malicious: dict[str, str]  # run, lane, item: raw search body + grader completion
     qa_failed: dict[str, str]  # run, lane, item: the search that never landed
+    qa_failed_grade: dict[str, str]  # run, lane, item: an answer whose grader call failed
 
 
 def build_app_snapshot(home: Path) -> AppSnapshot:
@@ -364,6 +380,11 @@ def build_app_snapshot(home: Path) -> AppSnapshot:
             "run": qa_runs[FAILED_SEARCH[0] - 1],
             "lane": FAILED_SEARCH[1],
             "item": questions[FAILED_SEARCH[2]],
+        },
+        qa_failed_grade={
+            "run": qa_runs[FAILED_GRADE[0] - 1],
+            "lane": FAILED_GRADE[1],
+            "item": questions[FAILED_GRADE[2]],
         },
     )
 

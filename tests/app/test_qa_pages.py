@@ -488,6 +488,28 @@ def test_lineage_failed_item_shows_the_error_and_no_answer(qa: AppSnapshot) -> N
     assert any("outcome failed" in t and "not graded" in t for t in texts)
 
 
+def test_lineage_failed_grade_shows_the_error_and_the_least_favourable_grade(
+    qa: AppSnapshot,
+) -> None:
+    """A grader call that failed (the fixture grader's 529) is a grade event with outcome
+    failed: the page says so, shows the error verbatim, and the answer counts as incorrect."""
+    target = qa.qa_failed_grade
+    at = open_qa("qa_lineage", target)
+    (failed,) = [
+        p
+        for p in event_oracle.payloads(qa.serve_db, "answer_graded", target["run"])
+        if (p["lane"], p["item_id"]) == (target["lane"], target["item"])
+    ]
+    assert (failed["outcome"], failed["grade"], failed["llm"]) == ("failed", "B", None)
+    texts = [t.value for t in at.text]
+    assert any("grader call failed (http_status)" in t and "B / incorrect" in t for t in texts)
+    assert failed["error_message"] in [c.value for c in at.code]
+    assert "(HTTP 529)" in failed["error_message"]
+    shown = table_with(at, "segment_line").set_index("stage")
+    assert shown.loc["grade", "event_type"] == "answer_graded"
+    assert {m.label: m.value for m in at.metric}["Label"] == "incorrect"
+
+
 def test_lineage_unknown_link_values_fall_back(qa: AppSnapshot) -> None:
     at = open_qa("qa_lineage", {"run": "' or 1=1 --", "lane": "x'); drop table marts.dim_runs; --"})
     assert any("not in this snapshot" in w.value for w in at.warning)
