@@ -408,7 +408,9 @@ class _JudgedSample(Frozen):
     - failed: the call produced no completion after bounded retries (`error_class`,
       `error_message` say why); it scores as the least favourable verdict too.
 
-    Each family's event says what "least favourable" is for its verdict."""
+    What "least favourable" is depends on the verdict; the collector writes it into the event,
+    and the marts apply the rule themselves, never trusting the stored value (DRACO:
+    macros/draco.sql `draco_met_scored`; QA: int_qa_answers_graded, int_qa_relevance_scored)."""
 
     outcome: Literal["parsed", "unparsed", "failed"]
     error_class: str | None = None  # timeout | connection | http_status | malformed_body | ...
@@ -421,11 +423,25 @@ class _JudgedSample(Frozen):
         return self
 
 
-class AnswerGraded(_LaneAttempt, _JudgedSample):
+class _GradedSample(_JudgedSample):
+    """A QA grade (answer or relevance): v1 said only `parse_ok`, which v2 keeps beside the
+    outcome for the readers that use it."""
+
+    parse_ok: bool  # outcome == "parsed"
+
+    @model_validator(mode="after")
+    def _parse_flag_agrees(self) -> _GradedSample:
+        if self.parse_ok != (self.outcome == "parsed"):
+            raise ValueError("parse_ok must equal (outcome == 'parsed')")
+        return self
+
+
+class AnswerGraded(_LaneAttempt, _GradedSample):
     """One grade of one answer. v2 (issue #10): a failed grader call is this event with
-    outcome "failed" and the least favourable grade (B / incorrect), as a failed DRACO judge
-    call is a `judge_verdict`; v1 wrote `provider_call_failed` (stage "grade") instead, which
-    the marts still read."""
+    outcome "failed", as a failed DRACO judge call is a `judge_verdict`; the collector writes
+    the least favourable grade (B / incorrect), and the marts apply that rule themselves
+    (int_qa_answers_graded). v1 wrote `provider_call_failed` (stage "grade") instead, which the
+    marts still read."""
 
     event_type: ClassVar[str] = "answer_graded"
     schema_version: ClassVar[int] = 2
@@ -437,23 +453,15 @@ class AnswerGraded(_LaneAttempt, _JudgedSample):
     official: bool  # the upstream template; False = a project-written grader, labelled as such
     grade: Literal["A", "B", "C"]
     label: Literal["correct", "incorrect", "not_attempted"]
-    parse_ok: bool  # outcome == "parsed" (kept: v1 readers and SQL read it)
     source_event_id: str  # the answer_synthesized graded
     llm: LlmCallRecord | None = None  # None: graded by rule (a landed non-answer) or failed
 
-    @model_validator(mode="after")
-    def _least_favourable_when_not_parsed(self) -> AnswerGraded:
-        if self.parse_ok != (self.outcome == "parsed"):
-            raise ValueError("parse_ok must equal (outcome == 'parsed')")
-        if self.outcome == "failed" and (self.grade, self.label) != ("B", "incorrect"):
-            raise ValueError("a failed grader call grades B / incorrect (least favourable)")
-        return self
 
-
-class RelevanceGraded(_LaneAttempt, _JudgedSample):
+class RelevanceGraded(_LaneAttempt, _GradedSample):
     """One UMBRELA grade of one chunk. v2 (issue #10): a failed judge call is this event with
-    outcome "failed" and grade 0 (least favourable); v1 wrote `provider_call_failed` (stage
-    "relevance:<rank>"), which the marts still read."""
+    outcome "failed" (written with grade 0; the marts score it 0 themselves,
+    int_qa_relevance_scored); v1 wrote `provider_call_failed` (stage "relevance:<rank>"), which
+    the marts still read."""
 
     event_type: ClassVar[str] = "relevance_graded"
     schema_version: ClassVar[int] = 2
@@ -462,17 +470,8 @@ class RelevanceGraded(_LaneAttempt, _JudgedSample):
     rank: int = Field(ge=1)
     judge_id: str
     grade: int = Field(ge=0, le=3)
-    parse_ok: bool  # outcome == "parsed"
     source_event_id: str  # the chunks_normalized event
     llm: LlmCallRecord | None = None
-
-    @model_validator(mode="after")
-    def _least_favourable_when_not_parsed(self) -> RelevanceGraded:
-        if self.parse_ok != (self.outcome == "parsed"):
-            raise ValueError("parse_ok must equal (outcome == 'parsed')")
-        if self.outcome == "failed" and self.grade != 0:
-            raise ValueError("a failed relevance judge call grades 0 (least favourable)")
-        return self
 
 
 # --- deep research (DRACO and the user's rubric-judged task sets) ----------------------------

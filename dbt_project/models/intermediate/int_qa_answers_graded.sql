@@ -3,8 +3,8 @@
 -- grader per run is the normal case). The grade is the one of the resolved answer's attempt:
 --   * answer_graded of that grader (latest event on a tie) -> its grade, label, parse_ok;
 --     llm IS NULL with outcome 'parsed' means graded by rule (a landed non-answer: C /
---     not_attempted); outcome 'failed' is a failed grader call, written with the least
---     favourable verdict (B / incorrect, parse_ok false) and flagged grade_call_failed;
+--     not_attempted); outcome 'failed' is a failed grader call: this model gives it the
+--     least favourable verdict (B / incorrect, parse_ok false) and flags grade_call_failed;
 --   * logs from before answer_graded v2 hold a failed grader call as provider_call_failed
 --     (stage 'grade'): read here as the same failed answer_graded row of the spec's grader;
 --   * rows that did not land (failed, missing) have no label: they are out of accuracy.
@@ -34,8 +34,8 @@ legacy_grade_failures as (
         runs.grader_id,
         runs.grader_official,
         'failed' as outcome,
-        'B' as grade,
-        'incorrect' as label,
+        cast(null as varchar) as grade,  -- resolved below, as a v2 failed grade is
+        cast(null as varchar) as label,
         false as parse_ok,
         false as graded_by_rule
     from {{ ref('stg_events__provider_call_failed') }} as failed
@@ -66,6 +66,21 @@ stored_grades as (
 
 ),
 
+resolved_grades as (
+
+    -- The one rule for a failed grader call, in either shape: the verdict least favourable to
+    -- the lane, B / incorrect, whatever grade the event stored. An unparsed completion keeps
+    -- the grade the template's parse rule gave it (no letter -> C, flagged; methodology 2.3).
+    select
+        * replace (
+            case when outcome = 'failed' then 'B' else grade end as grade,
+            case when outcome = 'failed' then 'incorrect' else label end as label,
+            parse_ok and outcome != 'failed' as parse_ok
+        )
+    from stored_grades
+
+),
+
 graded as (
 
     -- a verdict_superseded correction replaces the stored grade (int_corrections_verdicts_superseded)
@@ -79,7 +94,7 @@ graded as (
                 else graded.label
             end as label
         )
-    from stored_grades as graded
+    from resolved_grades as graded
     left join {{ ref('int_corrections_verdicts_superseded') }} as superseded
         on graded.grade_event_id = superseded.superseded_event_id
             and superseded.superseded_event_type = 'answer_graded'

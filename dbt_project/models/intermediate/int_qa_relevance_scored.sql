@@ -48,7 +48,7 @@ legacy_failures as (
         failed.attempt,
         cast(split_part(failed.stage, ':', 2) as bigint) as chunk_rank,
         runs.judge_id,
-        0 as grade,
+        cast(null as bigint) as grade,  -- scored below, as a v2 failed grade is
         false as parse_ok,
         'failed' as outcome
     from {{ ref('stg_events__provider_call_failed') }} as failed
@@ -102,7 +102,9 @@ graded_chunks as (
         chunks.item_id,
         chunks.judge_id,
         chunks.chunk_rank,
-        coalesce(verdicts.grade, 0) as grade,
+        -- the one rule for a failed judge call (either shape) or a chunk never judged: 0,
+        -- the grade least favourable to the lane, whatever the event stored
+        case when verdicts.outcome = 'failed' then 0 else coalesce(verdicts.grade, 0) end as grade,
         -- flagged: unparseable verdict, failed judge call, or no verdict at all
         verdicts.relevance_event_id is null or not verdicts.parse_ok as flagged,
         coalesce(verdicts.outcome = 'failed', false) as call_failed
