@@ -116,6 +116,34 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
         events.append(envelope)
         return envelope
 
+    def graded(lane: str, item_id: str, attempt: int, source: str, **verdict) -> Envelope:
+        """The run's one grader's grade of one answer (`verdict`: outcome, grade, label, ...)."""
+        return emit(
+            AnswerGraded(
+                lane=lane,
+                item_id=item_id,
+                attempt=attempt,
+                grader_id=GRADER_ID,
+                official=True,
+                source_event_id=source,
+                **verdict,
+            )
+        )
+
+    def judged(lane: str, item_id: str, attempt: int, rank: int, source: str, **verdict):
+        """The run's relevance judge's grade of one chunk."""
+        return emit(
+            RelevanceGraded(
+                lane=lane,
+                item_id=item_id,
+                attempt=attempt,
+                rank=rank,
+                judge_id=JUDGE_ID,
+                source_event_id=source,
+                **verdict,
+            )
+        )
+
     emit(started)
     timings = lambda: CallTimings(  # noqa: E731
         queue_wait_ms=rng.uniform(0, 5),
@@ -227,19 +255,15 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                             source_event_ids=[rejected.event_id],
                         )
                     )
-                    emit(
-                        AnswerGraded(
-                            lane=lane,
-                            item_id=question.item_id,
-                            attempt=attempt,
-                            grader_id=GRADER_ID,
-                            official=True,
-                            grade="C",
-                            label="not_attempted",
-                            outcome="parsed",
-                            parse_ok=True,
-                            source_event_id=events[-1].event_id,
-                        )
+                    graded(
+                        lane,
+                        question.item_id,
+                        attempt,
+                        events[-1].event_id,
+                        grade="C",
+                        label="not_attempted",
+                        outcome="parsed",
+                        parse_ok=True,
                     )
                     continue
                 count = 0 if roll > 0.95 else 10
@@ -315,40 +339,32 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                 )
             )
             if answer_payload["outcome"] != "answered":
-                emit(
-                    AnswerGraded(
-                        lane=lane,
-                        item_id=question.item_id,
-                        attempt=attempt,
-                        grader_id=GRADER_ID,
-                        official=True,
-                        grade="C",
-                        label="not_attempted",
-                        outcome="parsed",
-                        parse_ok=True,
-                        source_event_id=answer.event_id,
-                    )
+                graded(
+                    lane,
+                    question.item_id,
+                    attempt,
+                    answer.event_id,
+                    grade="C",
+                    label="not_attempted",
+                    outcome="parsed",
+                    parse_ok=True,
                 )
             elif rng.random() < 0.05:
                 # A failed grader call: today's shape (answer_graded, outcome failed), and every
                 # other one in the shape logs written before v2 hold (provider_call_failed).
                 failures += 1
                 if failures % 2:
-                    emit(
-                        AnswerGraded(
-                            lane=lane,
-                            item_id=question.item_id,
-                            attempt=attempt,
-                            grader_id=GRADER_ID,
-                            official=True,
-                            outcome="failed",
-                            grade="B",
-                            label="incorrect",
-                            parse_ok=False,
-                            error_class="http_status",
-                            error_message="openai:gpt-4.1 (HTTP 500): 500",
-                            source_event_id=answer.event_id,
-                        )
+                    graded(
+                        lane,
+                        question.item_id,
+                        attempt,
+                        answer.event_id,
+                        outcome="failed",
+                        grade="B",
+                        label="incorrect",
+                        parse_ok=False,
+                        error_class="http_status",
+                        error_message="openai:gpt-4.1 (HTTP 500): 500",
                     )
                 else:
                     emit(
@@ -372,38 +388,31 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                 grade = rng.choices("ABC", weights=[skill, 1 - skill, 0.1])[0]
                 label = {"A": "correct", "B": "incorrect", "C": "not_attempted"}[grade]
                 parse_ok = rng.random() > 0.05
-                emit(
-                    AnswerGraded(
-                        lane=lane,
-                        item_id=question.item_id,
-                        attempt=attempt,
-                        grader_id=GRADER_ID,
-                        official=True,
-                        outcome="parsed" if parse_ok else "unparsed",
-                        grade=grade,
-                        label=label,
-                        parse_ok=parse_ok,
-                        source_event_id=answer.event_id,
-                    )
+                graded(
+                    lane,
+                    question.item_id,
+                    attempt,
+                    answer.event_id,
+                    outcome="parsed" if parse_ok else "unparsed",
+                    grade=grade,
+                    label=label,
+                    parse_ok=parse_ok,
                 )
             for chunk in chunks:
                 if rng.random() < 0.03:
                     failures += 1
                     if failures % 2:
-                        emit(
-                            RelevanceGraded(
-                                lane=lane,
-                                item_id=question.item_id,
-                                attempt=attempt,
-                                rank=chunk.rank,
-                                judge_id=JUDGE_ID,
-                                outcome="failed",
-                                grade=0,
-                                parse_ok=False,
-                                error_class="timeout",
-                                error_message="openai:gpt-4.1: timed out",
-                                source_event_id=sources[0],
-                            )
+                        judged(
+                            lane,
+                            question.item_id,
+                            attempt,
+                            chunk.rank,
+                            sources[0],
+                            outcome="failed",
+                            grade=0,
+                            parse_ok=False,
+                            error_class="timeout",
+                            error_message="openai:gpt-4.1: timed out",
                         )
                         continue
                     emit(
@@ -423,17 +432,14 @@ def vendor_run_events(clock: Clock, seed: int = 7) -> tuple[str, list[Envelope]]
                         )
                     )
                     continue
-                emit(
-                    RelevanceGraded(
-                        lane=lane,
-                        item_id=question.item_id,
-                        attempt=attempt,
-                        rank=chunk.rank,
-                        judge_id=JUDGE_ID,
-                        outcome="parsed",
-                        grade=rng.choices([0, 1, 2, 3], weights=[4, 3, 2, 1])[0],
-                        parse_ok=True,
-                        source_event_id=sources[0],
-                    )
+                judged(
+                    lane,
+                    question.item_id,
+                    attempt,
+                    chunk.rank,
+                    sources[0],
+                    outcome="parsed",
+                    grade=rng.choices([0, 1, 2, 3], weights=[4, 3, 2, 1])[0],
+                    parse_ok=True,
                 )
     return run_id, events
