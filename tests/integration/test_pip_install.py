@@ -85,8 +85,10 @@ def test_pip_install_then_demo_and_sql_from_another_directory(tmp_path: Path) ->
     env["BENCH_HOME"] = str(tmp_path / "home")
     assert _run([bench, "--version"], cwd=elsewhere, env=env).stdout.strip() == "bench 0.1.0"
 
+    # The main job, as a user runs it (scripts/test relies on this test for it: no second demo run)
     demo = _run([bench, "demo", "--no-serve"], cwd=elsewhere, env=env)
     assert "data root" in demo.stdout
+    assert "log intact" in _run([bench, "verify"], cwd=elsewhere, env=env).stdout
 
     sql = _run(
         [
