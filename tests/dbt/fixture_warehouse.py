@@ -18,7 +18,6 @@ Inputs:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,6 @@ from tests.shared_build import built_once
 from warehouse.events import ExtractionCompleted, make_event
 
 # The families' run ids (BuiltWarehouse.run_ids of each), then every run the events start.
-_MANIFEST = "fixture.json"
 _BUILD_OUTPUT = "dbt-build.log"
 
 
@@ -98,8 +96,12 @@ def build(work: Path) -> FixtureWarehouse:
     insert_events(db_path, duplicated, segment="zz-duplicate.jsonl")
     result = run_dbt(["build"], db_path, work)
     all_events = [*draco.events, *extraction, *qa_offline, *qa_vendor]
-    manifest = {
-        "family_run_ids": {
+    (work / _BUILD_OUTPUT).write_text(result.stdout)  # for a reader debugging a failed test
+    return FixtureWarehouse(
+        path=work / "warehouse.duckdb",
+        work=work,
+        build_output=result.stdout,
+        family_run_ids={
             "extraction": extraction_ids,
             "qa": {"vendor": vendor_run_id},
             "draco": {
@@ -107,22 +109,7 @@ def build(work: Path) -> FixtureWarehouse:
                 "registration": draco.registration_run_id,
             },
         },
-        "all_run_ids": sorted({e.run_id for e in all_events if e.event_type == "run_started"}),
-    }
-    (work / _BUILD_OUTPUT).write_text(result.stdout)
-    # written last: its presence means the build finished
-    (work / _MANIFEST).write_text(json.dumps(manifest, indent=1))
-    return load(work)
-
-
-def load(work: Path) -> FixtureWarehouse:
-    manifest = json.loads((work / _MANIFEST).read_text())
-    return FixtureWarehouse(
-        path=work / "warehouse.duckdb",
-        work=work,
-        build_output=(work / _BUILD_OUTPUT).read_text(),
-        family_run_ids=manifest["family_run_ids"],
-        all_run_ids=frozenset(manifest["all_run_ids"]),
+        all_run_ids=frozenset(e.run_id for e in all_events if e.event_type == "run_started"),
     )
 
 

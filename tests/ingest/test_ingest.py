@@ -125,6 +125,24 @@ def test_old_schema_versions_are_upcast_on_load(env, tmp_path):
     assert rows == [(2, 1, "trafilatura", "raw_html")] * 2
 
 
+def test_v1_grades_are_upcast_to_an_outcome_and_v1_grader_failures_still_load(env):
+    """Frozen v1 QA grades (parse_ok only) gain the outcome their parse flag says; the failed
+    grader call v1 logged as provider_call_failed loads as it was (the marts read it)."""
+    log, load, query = env
+    shutil.copytree(FIXTURES / "log_v1_grades", log.log_dir)
+    assert load().upcasted == 3
+    rows = query(
+        "select event_type, schema_version, stored_schema_version, payload->>'item_id', "
+        "payload->>'outcome', payload->>'stage' from raw.events order by line_no"
+    )
+    assert rows == [
+        ("answer_graded", 2, 1, "q1", "parsed", None),
+        ("answer_graded", 2, 1, "q2", "unparsed", None),
+        ("relevance_graded", 2, 1, "q1", "parsed", None),
+        ("provider_call_failed", 1, 1, "q3", None, "grade"),
+    ]  # all four loaded: nothing quarantined
+
+
 def test_torn_tail_is_never_loaded(env):
     log, load, query = env
     append(log, [item(0)])
