@@ -15,11 +15,12 @@ import importlib
 import inspect
 import pkgutil
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
-from dbt_harness import REPO
+from dbt_harness import REPO, run_dbt
 from mart_contract import (
     MARTS_DIR,
     Contracts,
@@ -185,3 +186,38 @@ def test_a_column_renamed_only_in_the_yml_fails_the_app_and_doc_checks(tmp_path,
     assert disagreements["qa_leaderboard"]["only_in_doc"] == ["strict_accuracy"]
     with pytest.raises(duckdb.BinderException, match="strict_accuracy"):
         run_every_app_query(renamed, tmp_path, monkeypatch)
+
+
+# --- the yml's constraints are checked by DuckDB while dbt writes the mart -------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("planted", "message"),
+    [
+        ("run_id = null", r"NOT NULL constraint failed: fct_extraction_pages\w*\.run_id"),
+        (
+            "page_precision = 2",
+            r"CHECK constraint failed on table fct_extraction_pages\w* .*page_precision",
+        ),
+    ],
+)
+def test_a_row_breaking_a_mart_constraint_stops_the_build_and_keeps_the_mart(
+    built_warehouse, tmp_path, planted, message
+):
+    """The not-null and range rules are contract constraints, not data tests: no query of their
+    own, and a bad row never reaches the published table (dbt swaps it in only on success)."""
+    path = tmp_path / "warehouse.duckdb"
+    shutil.copy(built_warehouse.path, path)
+    with duckdb.connect(str(path)) as con:
+        before = con.execute("select count(*) from marts.fct_extraction_pages").fetchone()[0]
+        con.execute(
+            f"update intermediate.int_extraction_pages_scored set {planted} "
+            "where rowid = (select min(rowid) from intermediate.int_extraction_pages_scored)"
+        )
+    with pytest.raises(AssertionError, match=message):
+        run_dbt(["run", "--select", "fct_extraction_pages"], path, tmp_path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        after = con.execute("select count(*) from marts.fct_extraction_pages").fetchone()[0]
+    assert before > 0
+    assert after == before
