@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import dbt_parse_cache
 from bench.settings import DBT_PROJECT_DIR
 from warehouse.paths import BenchPaths
 
@@ -25,12 +26,14 @@ def dbt_env(
 ) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
-        BENCH_DUCKDB_PATH=str(warehouse_db or paths.warehouse_db),
+        # Relative to the data root, where dbt runs: the connection settings (and with them
+        # the saved parse, bench/dbt_parse_cache.py) are then the same for every root.
+        BENCH_DUCKDB_PATH=_within_home(paths, warehouse_db or paths.warehouse_db),
         DBT_TARGET_PATH=str(paths.dbt_dir / "target"),
         DBT_LOG_PATH=str(paths.dbt_dir / "logs"),
         DBT_PROFILES_DIR=str(DBT_PROJECT_DIR),
         # DuckDB spills here past its memory limit (profiles.yml), beside the warehouse.
-        BENCH_DBT_TEMP_DIR=str(paths.dbt_dir / "duckdb_tmp"),
+        BENCH_DBT_TEMP_DIR=_within_home(paths, paths.dbt_dir / "duckdb_tmp"),
         BENCH_DBT_MODULE_PATH=str(DBT_PROJECT_DIR / "python"),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         DBT_USE_COLORS="false",  # errors are re-printed by bench; escape codes would garble them
@@ -39,6 +42,12 @@ def dbt_env(
         BENCH_SCORING_VARS=json.dumps(dbt_vars or {}, sort_keys=True),
     )
     return env
+
+
+def _within_home(paths: BenchPaths, path: Path) -> str:
+    home = paths.home.resolve()
+    path = path.resolve()
+    return str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
 
 
 def dbt_executable() -> str:
@@ -65,16 +74,30 @@ def run_dbt(
         args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
         dbt_vars = None
     env = dbt_env(paths, warehouse_db, dbt_vars)
+    target, cached = paths.dbt_dir / "target", dbt_parse_cache.cached_parse(env, args)
+    dbt_parse_cache.restore(target, cached)
+    try:
+        return _run(args, env, paths.home, quiet, on_progress, " ".join(command))
+    finally:
+        dbt_parse_cache.save(target, cached)
+
+
+def _run(
+    args: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    quiet: bool,
+    on_progress: NodeProgress | None,
+    what: str,
+) -> str:
     if on_progress is not None:
-        return _run_with_progress(args, env, on_progress, " ".join(command))
+        return _run_with_progress(args, env, cwd, on_progress, what)
     if quiet:
         args.append("--quiet")
-    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    proc = subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True)
     output = proc.stdout + proc.stderr
     if proc.returncode != 0:
-        raise DbtError(
-            f"dbt {' '.join(command)} failed (exit {proc.returncode}):\n{output.strip()}"
-        )
+        raise DbtError(f"dbt {what} failed (exit {proc.returncode}):\n{output.strip()}")
     return output
 
 
@@ -86,6 +109,7 @@ def _runs_unit_tests(command: list[str]) -> bool:
 def _run_with_progress(
     args: list[str],
     env: dict[str, str],
+    cwd: Path,
     on_progress: NodeProgress,
     what: str,
 ) -> str:
@@ -97,6 +121,7 @@ def _run_with_progress(
     with subprocess.Popen(
         [*args, "--log-format", "json"],
         env=env,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -19,6 +19,7 @@ import duckdb
 
 # The session's fixture warehouse (fixture_warehouse.py) runs every dbt unit test once; the
 # partial builds of single tests leave them out, as a user's `bench build` does.
+from bench import dbt_parse_cache
 from bench.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
 
 HERE = Path(__file__).resolve().parent
@@ -37,9 +38,12 @@ if not DBT.exists():
 def run_dbt(
     args: list[str], db_path: Path, work: Path, vars_: dict | None = None
 ) -> subprocess.CompletedProcess:
+    # dbt runs beside the file, named relatively, as bench runs it: the connection settings
+    # are then the same for every test, and so dbt's saved parse (bench/dbt_parse_cache.py).
     env = {
         **os.environ,
-        "BENCH_DUCKDB_PATH": str(db_path),
+        "BENCH_DUCKDB_PATH": db_path.name,
+        "BENCH_DBT_TEMP_DIR": "dbt/duckdb_tmp",
         "DBT_TARGET_PATH": str(work / "target"),
         "DBT_LOG_PATH": str(work / "logs"),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
@@ -48,7 +52,14 @@ def run_dbt(
     cmd = [str(DBT), *args, "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
     if vars_:
         cmd += ["--vars", json.dumps(vars_)]
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    target, cached = work / "target", dbt_parse_cache.cached_parse(env, cmd, DBT_PROJECT)
+    dbt_parse_cache.restore(target, cached)
+    try:
+        result = subprocess.run(
+            cmd, env=env, cwd=db_path.parent, capture_output=True, text=True, timeout=600
+        )
+    finally:
+        dbt_parse_cache.save(target, cached)
     if result.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} failed (rc={result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
