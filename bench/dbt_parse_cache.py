@@ -28,6 +28,8 @@ from bench.settings import DBT_PROJECT_DIR
 
 SAVED_PARSE = "partial_parse.msgpack"
 CACHE_DIR = DBT_PROJECT_DIR / ".parse-cache"
+# About 2 MB each; a user's builds need one, each distinct --vars of a unit-test run another.
+KEPT = 16
 
 
 def _profile_env_names(project_dir: Path) -> list[str]:
@@ -67,8 +69,15 @@ def save(target_dir: Path, cached: Path) -> None:
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         _copy_atomically(saved, cached)
+        _keep_newest(cached.parent)
     except OSError:
         pass  # a read-only install: every new root parses in full, as before
+
+
+def _keep_newest(folder: Path) -> None:
+    by_age = sorted(folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in by_age[KEPT:]:
+        old.unlink(missing_ok=True)
 
 
 def _copy_atomically(source: Path, destination: Path) -> None:

@@ -65,6 +65,23 @@ def test_restore_fills_only_an_empty_target_and_save_keeps_only_a_newer_parse(tm
     assert [p.name for p in cached.parent.iterdir()] == ["k.msgpack"]  # no temporary left
 
 
+def test_only_the_newest_saved_parses_are_kept(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for age in range(dbt_parse_cache.KEPT + 3):
+        old = cache / f"old{age}.msgpack"
+        old.write_bytes(b"x")
+        os.utime(old, (1000 - age, 1000 - age))
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "partial_parse.msgpack").write_bytes(b"new")
+    dbt_parse_cache.save(target, cache / "new.msgpack")
+    kept = {p.name for p in cache.iterdir()}
+    assert len(kept) == dbt_parse_cache.KEPT
+    assert "new.msgpack" in kept and "old0.msgpack" in kept
+    assert not kept & {f"old{age}.msgpack" for age in range(15, dbt_parse_cache.KEPT + 3)}
+
+
 def test_a_read_only_project_folder_keeps_nothing_and_fails_nothing(tmp_path, monkeypatch):
     target = tmp_path / "target"
     target.mkdir()
