@@ -29,8 +29,8 @@ def dbt_env(
         # Relative to the data root, where dbt runs: the connection settings (and with them
         # the saved parse, bench/dbt_parse_cache.py) are then the same for every root.
         BENCH_DUCKDB_PATH=_within_home(paths, warehouse_db or paths.warehouse_db),
-        DBT_TARGET_PATH=str(paths.dbt_dir / "target"),
-        DBT_LOG_PATH=str(paths.dbt_dir / "logs"),
+        DBT_TARGET_PATH=str((paths.dbt_dir / "target").resolve()),
+        DBT_LOG_PATH=str((paths.dbt_dir / "logs").resolve()),
         DBT_PROFILES_DIR=str(DBT_PROJECT_DIR),
         # DuckDB spills here past its memory limit (profiles.yml), beside the warehouse.
         BENCH_DBT_TEMP_DIR=_within_home(paths, paths.dbt_dir / "duckdb_tmp"),

@@ -29,6 +29,18 @@ def test_two_data_roots_share_one_saved_parse(tmp_path):
     )
 
 
+def test_dbt_writes_its_target_and_logs_in_the_root_whatever_the_working_directory(
+    tmp_path, monkeypatch
+):
+    """dbt runs from the data root: a root given relative still gets absolute target and log
+    folders (bench reads run_results.json and the manifest from there)."""
+    monkeypatch.chdir(tmp_path)
+    env = dbt_runner.dbt_env(BenchPaths(Path("relative-root")))
+    assert env["DBT_TARGET_PATH"] == str(tmp_path / "relative-root" / "dbt" / "target")
+    assert env["DBT_LOG_PATH"] == str(tmp_path / "relative-root" / "dbt" / "logs")
+    assert env["BENCH_DUCKDB_PATH"] == "warehouse.duckdb"
+
+
 def test_what_dbt_checks_before_reusing_a_parse_gets_its_own_file(tmp_path):
     """--vars, a connection setting, and a warehouse outside the root (an absolute path)."""
     home = tmp_path / "a"
