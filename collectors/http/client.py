@@ -17,8 +17,11 @@ import httpx
 
 
 @cache
-def _tls_context() -> ssl.SSLContext:
-    # Building a default context costs ~0.1 s here; every client shares one.
+def shared_tls_context() -> ssl.SSLContext:
+    """The certificate-verifying context of every client of the process: provider calls and
+    the live-URL fetcher. Building one costs ~0.1 s here, and loading the CA file releases the
+    GIL while OpenSSL 3.0 fills its store, the step seen to crash (a segfault in
+    `load_verify_locations`) beside a TLS loopback fake's threads; once per process is enough."""
     return httpx.create_ssl_context()
 
 
@@ -33,7 +36,7 @@ def new_async_client(*, max_connections: int = 1) -> httpx.AsyncClient:
     # Redirects are not followed: a vendor redirecting an API call is a status worth recording,
     # not something to chase with the key attached. Timeouts are set per request by Channel.
     return httpx.AsyncClient(
-        verify=_tls_context(),
+        verify=shared_tls_context(),
         follow_redirects=False,
         cookies=refusing_cookie_jar(),
         limits=httpx.Limits(

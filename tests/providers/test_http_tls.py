@@ -54,7 +54,7 @@ def _search(fake: FakeVendorServer, **policy):
 
 
 def test_search_over_tls_with_a_trusted_certificate(ca, monkeypatch):
-    monkeypatch.setattr(http_client, "_tls_context", lambda: _trusting(ca))
+    monkeypatch.setattr(http_client, "shared_tls_context", lambda: _trusting(ca))
     with _https_vendor(ca, "127.0.0.1") as fake:
         assert fake.base_url.startswith("https://")
         first, second = _search(fake)
@@ -69,7 +69,7 @@ def test_search_over_tls_with_a_trusted_certificate(ca, monkeypatch):
 
 
 def test_an_untrusted_certificate_is_refused(ca, monkeypatch):
-    monkeypatch.setattr(http_client, "_tls_context", lambda: _trusting(None))
+    monkeypatch.setattr(http_client, "shared_tls_context", lambda: _trusting(None))
     with _https_vendor(ca, "127.0.0.1") as fake:
         first, _ = _search(fake, max_attempts=1)
     payload = first.outcome.payload
@@ -79,7 +79,7 @@ def test_an_untrusted_certificate_is_refused(ca, monkeypatch):
 
 
 def test_a_certificate_for_another_host_is_refused(ca, monkeypatch):
-    monkeypatch.setattr(http_client, "_tls_context", lambda: _trusting(ca))
+    monkeypatch.setattr(http_client, "shared_tls_context", lambda: _trusting(ca))
     with _https_vendor(ca, "api.example.test") as fake:
         first, _ = _search(fake, max_attempts=1)
     payload = first.outcome.payload
@@ -88,5 +88,5 @@ def test_a_certificate_for_another_host_is_refused(ca, monkeypatch):
 
 
 def test_production_context_verifies_certificates_and_hostnames():
-    context = http_client._tls_context()
+    context = http_client.shared_tls_context()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname is True

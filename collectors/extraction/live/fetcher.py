@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from collectors.http.client import refusing_cookie_jar
+from collectors.http.client import refusing_cookie_jar, shared_tls_context
 from collectors.runs.messages import truncate_message
 from warehouse.canonical import sha256_hex
 from warehouse.events import PageFetched, RedirectHop
@@ -65,6 +65,7 @@ class FetchSettings:
 def new_fetch_client(settings: FetchSettings) -> httpx.AsyncClient:
     # Redirects are followed by hand (below) so every hop is recorded, loops included.
     return httpx.AsyncClient(
+        verify=shared_tls_context(),
         follow_redirects=False,
         cookies=refusing_cookie_jar(),
         timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
