@@ -19,9 +19,9 @@ import httpx
 @cache
 def shared_tls_context() -> ssl.SSLContext:
     """The certificate-verifying context of every client of the process: provider calls and
-    the live-URL fetcher. Building one costs ~0.1 s here, and loading the CA file releases the
-    GIL while OpenSSL 3.0 fills its store, the step seen to crash (a segfault in
-    `load_verify_locations`) beside a TLS loopback fake's threads; once per process is enough."""
+    the live-URL fetcher. Building one costs ~0.1 s here, and loading the CA file (the GIL
+    released while OpenSSL fills its store) is where a test run once segfaulted, with loopback
+    server threads running beside it (cause not established); once per process is enough."""
     return httpx.create_ssl_context()
 
 
