@@ -10,10 +10,18 @@ command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 stamp=.venv/.installed-$(cat requirements.lock.txt pyproject.toml | sha256sum | cut -c1-16)
-if [ ! -f "$stamp" ]; then
-  echo "installing the pinned stack into .venv (about a minute)..." >&2
+# pyproject.toml declares the dependencies (ranges); the lock pins the tested set (uv included).
+install_with_uv() {
+  # uv installs the same pins in about 5 s where pip takes about 50 (measured on 2 cores)
+  .venv/bin/python -m pip install -q -c requirements.lock.txt uv >/dev/null 2>&1 \
+    && .venv/bin/python -m uv pip install --python .venv/bin/python -q -c requirements.lock.txt -e ".[dev]"
+}
+install_with_pip() {  # what a user's `pip install` does (README), where uv is unavailable
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  # pyproject.toml declares the dependencies (ranges); the lock pins the tested set.
   .venv/bin/python -m pip install -q -c requirements.lock.txt -e ".[dev]"
+}
+if [ ! -f "$stamp" ]; then
+  echo "installing the pinned stack into .venv..." >&2
+  install_with_uv || { echo "uv unavailable; installing with pip (about a minute)..." >&2; install_with_pip; }
   rm -f .venv/.installed-* && touch "$stamp"
 fi
