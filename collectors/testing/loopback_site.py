@@ -294,6 +294,7 @@ class LoopbackSite:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # keep-alive writes must not wait for delayed ACKs
 
             def log_message(self, *args: object) -> None:  # quiet
                 pass

@@ -293,6 +293,7 @@ def _qa_series(paths: BenchPaths) -> tuple[list[str], list[str]]:
             environ=VENDOR_KEYS,
             base_urls=fake.base_urls(),
             concurrency=1,  # one search at a time per lane: each queued body meets its question
+            rate_per_s=1000.0,  # a loopback fake needs no vendor pacing (Brave's is 1 request/s)
             policy_changes=POLICY,
         )
         # The sample does not depend on the roles: a plan outside the series names it.

@@ -39,6 +39,9 @@ FAST = {
     "attempt_timeout_s": 2.0,
 }
 POLL = 0.01
+RATE = (
+    1000.0  # a loopback fake needs no vendor pacing (the default, 2 requests/s, adds 0.5 s a poll)
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def fake(_server, monkeypatch):
 
 def research(fake, lane_name, task, **options):
     recorder = Recorder()
-    options = {"poll_interval_s": POLL, "policy_changes": FAST, **options}
+    options = {"poll_interval_s": POLL, "policy_changes": FAST, "rate_per_s": RATE, **options}
 
     async def go():
         lane = make_lane(lane_name, base_urls=fake.base_urls(), **options)
@@ -265,6 +268,7 @@ def test_auth_failure_aborts_the_lane_after_recording_the_call(fake, task, statu
             base_urls=fake.base_urls(),
             poll_interval_s=POLL,
             policy_changes=FAST,
+            rate_per_s=RATE,
         )
         async with lane:
             return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
@@ -300,7 +304,7 @@ def test_tasks_run_concurrently_on_one_lane(fake, task):
             base_urls=fake.base_urls(),
             poll_interval_s=POLL,
             policy_changes=FAST,
-            rate_per_s=1000.0,
+            rate_per_s=RATE,
         )
         async with lane:
             return await asyncio.gather(
@@ -374,7 +378,11 @@ def test_valyu_auth_refusal_that_persists_aborts_after_the_bound(fake, task):
 
     async def go():
         lane = make_lane(
-            "valyu_fast", base_urls=fake.base_urls(), poll_interval_s=POLL, policy_changes=FAST
+            "valyu_fast",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+            rate_per_s=RATE,
         )
         async with lane:
             return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
@@ -394,7 +402,11 @@ def test_valyu_402_on_a_poll_aborts_at_once(fake, task):
 
     async def go():
         lane = make_lane(
-            "valyu_fast", base_urls=fake.base_urls(), poll_interval_s=POLL, policy_changes=FAST
+            "valyu_fast",
+            base_urls=fake.base_urls(),
+            poll_interval_s=POLL,
+            policy_changes=FAST,
+            rate_per_s=RATE,
         )
         async with lane:
             return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
@@ -414,6 +426,7 @@ def test_other_vendors_still_abort_on_the_first_poll_refusal(fake, task):
             base_urls=fake.base_urls(),
             poll_interval_s=POLL,
             policy_changes=FAST,
+            rate_per_s=RATE,
         )
         async with lane:
             return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)
@@ -440,6 +453,7 @@ def test_tavily_plan_limit_statuses_stop_the_research_lane(fake, task, status, p
             base_urls=fake.base_urls(),
             poll_interval_s=POLL,
             policy_changes=FAST,
+            rate_per_s=RATE,
         )
         async with lane:
             return await lane.research(task, instruction_for(task), attempt=1, emit=recorder)

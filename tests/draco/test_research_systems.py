@@ -501,7 +501,8 @@ def _run_case(case: Case, task, instruction: str):
     recorder = Recorder()
 
     async def go():
-        lane = make_lane(case.lane, poll_interval_s=POLL)
+        # respx answers in-process: no vendor pacing (the default is 2 requests/s)
+        lane = make_lane(case.lane, poll_interval_s=POLL, rate_per_s=1000.0)
         async with lane:
             return await lane.research(task, instruction, attempt=1, emit=recorder)
 

@@ -60,6 +60,7 @@ def vendor_lane(fake: FakeResearchServer):
         environ={"EXA_API_KEY": KEY},
         poll_interval_s=0.01,
         policy_changes={"backoff_base_s": 0.01, "backoff_cap_s": 0.02},
+        rate_per_s=1000.0,  # a loopback fake needs no vendor pacing (the default is 2 requests/s)
     )
 
 

@@ -95,6 +95,7 @@ class _State:
 class _Handler(BaseHTTPRequestHandler):
     state: _State
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small keep-alive writes must not wait for delayed ACKs
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
