@@ -20,23 +20,36 @@ CANARY = "sk-canary-7f3e9c1d2b4a6e8f0a1b2c3d4e5f6a7b"
 BENCH = str(Path(sys.executable).with_name("bench"))
 
 
-def _text_columns(con) -> list[tuple[str, str, str]]:
-    return con.execute(
+def _text_columns(con) -> dict[tuple[str, str], list[str]]:
+    """(schema, table) -> its text columns (VARCHAR, JSON, lists)."""
+    columns: dict[tuple[str, str], list[str]] = {}
+    for schema, table, column in con.execute(
         "select table_schema, table_name, column_name from information_schema.columns "
         "where data_type in ('VARCHAR', 'JSON') or data_type like '%[]'"
-    ).fetchall()
+    ).fetchall():
+        columns.setdefault((schema, table), []).append(column)
+    return columns
 
 
-def _db_hits(path: Path) -> list[str]:
+def _db_hits(path: Path, needles: dict[str, bytes]) -> list[str]:
+    """ "file:schema.table.column:needle" for every text cell holding a needle; one scan a table."""
     hits = []
     with duckdb.connect(str(path), read_only=True) as con:
-        for schema, table, column in _text_columns(con):
+        for (schema, table), columns in _text_columns(con).items():
+            cells = [(column, name) for column in columns for name in needles]
             found = con.execute(
-                f'select count(*) from "{schema}"."{table}" where contains(cast("{column}" as varchar), ?)',
-                [CANARY],
-            ).fetchone()[0]
-            if found:
-                hits.append(f"{path.name}:{schema}.{table}.{column}")
+                "select "
+                + ", ".join(
+                    f'count_if(contains(cast("{column}" as varchar), ?))' for column, _ in cells
+                )
+                + f' from "{schema}"."{table}"',
+                [needles[name].decode() for _, name in cells],
+            ).fetchone()
+            hits += [
+                f"{path.name}:{schema}.{table}.{column}:{name}"
+                for (column, name), n in zip(cells, found, strict=True)
+                if n
+            ]
     return hits
 
 
@@ -90,8 +103,8 @@ def test_canary_key_never_persists(canary_run):
         if p.is_file() and p.suffix != ".duckdb" and CANARY.encode() in p.read_bytes()
     ]
     assert text_hits == []
-    assert _db_hits(home / "warehouse.duckdb") == []
-    assert _db_hits(home / "serve.duckdb") == []
+    assert _db_hits(home / "warehouse.duckdb", {"raw": CANARY.encode()}) == []
+    assert _db_hits(home / "serve.duckdb", {"raw": CANARY.encode()}) == []
     with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
         calls = con.execute(
             "select count(*) from marts.dim_events where event_type = 'provider_call_completed' "
@@ -208,21 +221,6 @@ def _file_hits(root: Path, needles: dict[str, bytes]) -> list[str]:
     return hits
 
 
-def _db_needle_hits(path: Path, needles: dict[str, bytes]) -> list[str]:
-    hits = []
-    with duckdb.connect(str(path), read_only=True) as con:
-        for schema, table, column in _text_columns(con):
-            for name, needle in needles.items():
-                found = con.execute(
-                    f'select count(*) from "{schema}"."{table}" '
-                    f'where contains(cast("{column}" as varchar), ?)',
-                    [needle.decode()],
-                ).fetchone()[0]
-                if found:
-                    hits.append(f"{path.name}:{schema}.{table}.{column}:{name}")
-    return hits
-
-
 def test_echoed_keys_and_gateway_credentials_never_persist(tmp_path):
     """Brave echoes its key in a 401 (raw, JSON-escaped, percent, base64); the synthesizer is
     an openai-compatible gateway whose URL carries credentials and whose completions quote
@@ -261,8 +259,8 @@ def test_echoed_keys_and_gateway_credentials_never_persist(tmp_path):
         printed = "".join(o.stdout + o.stderr for o in outputs).encode()
         hits = [name for name, n in needles.items() if n in printed]
         hits += _file_hits(home, needles)
-        hits += _db_needle_hits(home / "warehouse.duckdb", needles)
-        hits += _db_needle_hits(home / "serve.duckdb", needles)
+        hits += _db_hits(home / "warehouse.duckdb", needles)
+        hits += _db_hits(home / "serve.duckdb", needles)
         assert hits == [], secret
         found += len(hits)
     assert found == 0
