@@ -45,10 +45,10 @@ def fixture_warehouse(tmp_path_factory):
     return shared(tmp_path_factory)
 
 
-# Files that each take one to two minutes (a pipeline per test, pip install, three QA runs)
-# start first: under `pytest -n 2 --dist loadfile` (scripts/test) a long file handed out last
-# keeps one worker busy while the other has nothing left to do. The sort is stable, so the
-# order within each group stays pytest's.
+# xdist's loadfile hands out the files with the most tests first (--loadscope-reorder, its
+# default), so the one-test files that each take a minute or more (a pipeline per test, pip
+# install, three QA runs) come late; among files of equal count collection order decides, and
+# this stable sort puts those long files first there.
 _LONG_FILES_FIRST = ("tests/integration/", "tests/qa_answer_lanes/")
 
 
