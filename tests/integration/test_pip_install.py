@@ -53,7 +53,7 @@ def test_pip_install_then_demo_and_sql_from_another_directory(tmp_path: Path) ->
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    # A user's shell, not this one's: no PYTHONDONTWRITEBYTECODE (set on CI machines here), so,
+    # A user's shell, not this one's: no PYTHONDONTWRITEBYTECODE (this machine sets it), so,
     # as on a user's machine, the first run of the tool writes the bytecode the later ones read.
     outside = {"VIRTUAL_ENV", "PYTHONPATH", "BENCH_HOME", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if k not in outside}
