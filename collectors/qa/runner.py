@@ -45,6 +45,7 @@ from collectors.qa.run_state import (
     SYNTHESIZE,
     QaRunState,
     UnitAttempt,
+    classify_search,
     read_qa_run_state,
     relevance_stage,
 )
@@ -300,7 +301,13 @@ class _QaStages(RunStages[Unit]):
         async with self.lane_slots[lane.name]:
             if self.stopped(lane):
                 return None
-            return [await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)]
+            call = await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)
+            outcome = {"event_type": call.event_type, "payload": call.model_dump(mode="json")}
+            if classify_search(outcome) == "auth":
+                # Stop the lane now, not once the refusal is durably written (`ended`): every
+                # unit given a slot meanwhile would send a call the vendor refuses the same way.
+                self.abort_lane(lane, outcome["payload"].get("error_message"))
+            return [call]
 
     async def run_chunks(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
         unit = self.unit(selected, lane, attempt)

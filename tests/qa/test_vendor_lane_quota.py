@@ -22,6 +22,9 @@ def test_tavily_quota_aborts_the_lane_and_scores_nothing(event_log, simpleqa, st
             ["tavily_search_basic"],
             environ={"TAVILY_API_KEY": "tvly-test-key"},
             base_urls=fake.base_urls(),
+            # unpaced: the bound below must come from the abort itself, not from the vendor's
+            # 1 request/s (before the abort was set at the refusal, 10-16 of 20 calls went out)
+            rate_per_s=1000.0,
         )
         summary = run_qa(event_log, simpleqa, lanes, limit=20, **offline_roles())
         calls = fake.requests_for("tavily")
@@ -32,6 +35,7 @@ def test_tavily_quota_aborts_the_lane_and_scores_nothing(event_log, simpleqa, st
     failed = [e["payload"] for e in events(event_log, "provider_call_failed")]
     assert failed and all(p["error_class"] == "auth" for p in failed)
     assert all("limit exceeded" in p["error_message"] for p in failed)
-    # Stopped, not 20 landed rejections: only calls already admitted (lane concurrency 4).
-    assert len(calls) <= 8 and len(failed) == len(calls)
+    # Stopped, not 20 landed rejections: only the calls already in flight (one per lane slot).
+    (lane,) = lanes
+    assert len(calls) <= lane.concurrency and len(failed) == len(calls)
     assert not events(event_log, "answer_synthesized")
