@@ -40,11 +40,16 @@ def relevance_stage(rank: int) -> str:
     return f"{RELEVANCE}:{rank}"
 
 
+def refuses_the_key(status_code: int | None, error_class: str | None) -> bool:
+    """A search answer that aborts its lane: the vendor refused the key, its credits or plan."""
+    return status_code in AUTH_STATUSES or error_class == "auth"
+
+
 def classify_search(event: dict[str, Any]) -> str:
     """usable | rejected (landed non-answer) | failed (never landed) | auth (abort the lane)."""
     payload = event["payload"]
     status = payload.get("status_code")
-    if status in AUTH_STATUSES or payload.get("error_class") == "auth":
+    if refuses_the_key(status, payload.get("error_class")):
         return "auth"
     if event["event_type"] == "provider_call_completed" and 200 <= status < 300:
         return "usable"

@@ -45,8 +45,8 @@ from collectors.qa.run_state import (
     SYNTHESIZE,
     QaRunState,
     UnitAttempt,
-    classify_search,
     read_qa_run_state,
+    refuses_the_key,
     relevance_stage,
 )
 from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
@@ -302,11 +302,10 @@ class _QaStages(RunStages[Unit]):
             if self.stopped(lane):
                 return None
             call = await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)
-            outcome = {"event_type": call.event_type, "payload": call.model_dump(mode="json")}
-            if classify_search(outcome) == "auth":
-                # Stop the lane now, not once the refusal is durably written (`ended`): every
-                # unit given a slot meanwhile would send a call the vendor refuses the same way.
-                self.abort_lane(lane, outcome["payload"].get("error_message"))
+            if refuses_the_key(call.status_code, getattr(call, "error_class", None)):
+                # Stop the lane now, not once the refusal is durably written: every unit given
+                # a slot meanwhile would send a call the vendor refuses the same way.
+                self.abort_lane(lane, getattr(call, "error_message", None))
             return [call]
 
     async def run_chunks(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
@@ -366,11 +365,9 @@ class _QaStages(RunStages[Unit]):
         return [question_registered(selected, self.plan.dataset.dataset.sha256)]
 
     def ended(self, unit: UnitAttempt, lane: QaLane) -> bool:
-        """After a stage: a search refused the key (abort the lane) or the run stopped."""
-        if unit.search_class == "auth":
-            self.abort_lane(lane, unit.search["payload"].get("error_message"))
-            return True
-        return self.ctx.stopped
+        """After a stage: a search refused the key (`run_search` aborted the lane) or the run
+        stopped."""
+        return unit.search_class == "auth" or self.ctx.stopped
 
     def count(self, unit: UnitAttempt, lane: QaLane) -> None:
         if self.unit_complete(unit, lane):
