@@ -7,13 +7,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'imported_file_registered'
+    where event_type = 'imported_file_registered'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as file_event_id,
         run_id,
         occurred_at,

@@ -6,13 +6,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'imported_verdict'
+    where event_type = 'imported_verdict'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as imported_verdict_event_id,
         run_id,
         occurred_at,

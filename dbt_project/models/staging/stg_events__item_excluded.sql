@@ -5,13 +5,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'item_excluded'
+    where event_type = 'item_excluded'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as correction_event_id,
         run_id,
         occurred_at,

@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'live_extraction_recorded'
+    where event_type = 'live_extraction_recorded'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as extraction_event_id,
         run_id,
         occurred_at,

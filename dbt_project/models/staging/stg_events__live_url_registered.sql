@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'live_url_registered'
+    where event_type = 'live_url_registered'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as url_event_id,
         run_id,
         payload ->> 'item_id' as item_id,

@@ -3,13 +3,14 @@ with
 source as (
 
     select * from {{ ref('stg_events') }}
-    where event_type = 'page_fetched'
+    where event_type = 'page_fetched'{{ only_new_loads() }}
 
 ),
 
 renamed as (
 
     select
+        _load_id,
         event_id as fetch_event_id,
         run_id,
         occurred_at,

@@ -1,0 +1,85 @@
+"""Every incremental model reads only what it has not seen: a second build on the same data adds
+nothing anywhere.
+
+An incremental model without its new-batch filter (macros/incremental_events.sql:
+`only_new_loads()`) gives no error when it re-appends its whole input: only a uniqueness test
+fails, later, for the user (issue #25: the second `bench import draco-results` failed
+`unique_stg_events__imported_verdict_imported_verdict_event_id`). This check is generic: it
+lists the incremental models from dbt's manifest, so a model added without the filter fails
+here. The fixture warehouse holds real events of the three families; event types it lacks get
+one synthetic event each in a later batch, so every staging model has rows to re-append.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import duckdb
+import pytest
+from dbt_harness import run_dbt
+
+from warehouse.events import PAYLOAD_MODELS
+
+pytestmark = pytest.mark.slow
+
+INCREMENTAL = ["--select", "config.materialized:incremental"]
+
+
+def _incremental_models(work) -> dict[str, str]:
+    """name -> schema.name of every incremental model, from the manifest of the last dbt call."""
+    manifest = json.loads((work / "target" / "manifest.json").read_text(encoding="utf-8"))
+    return {
+        node["name"]: f"{node['schema']}.{node['alias']}"
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "incremental"
+    }
+
+
+def _row_counts(db, tables: dict[str, str]) -> dict[str, int]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {
+            name: con.execute(f"select count(*) from {table}").fetchone()[0]
+            for name, table in tables.items()
+        }
+
+
+def _add_one_event_of_each_missing_type(db) -> list[str]:
+    """One synthetic event per event type raw.events lacks, in a batch after every other."""
+    with duckdb.connect(str(db)) as con:
+        present = {
+            row[0] for row in con.execute("select distinct event_type from raw.events").fetchall()
+        }
+        missing = sorted(set(PAYLOAD_MODELS) - present)
+        for n, event_type in enumerate(missing):
+            con.execute(
+                "insert into raw.events (event_id, event_type, schema_version, "
+                "stored_schema_version, run_id, occurred_at, producer, payload, content_sha256, "
+                "prev_sha256, segment, line_no, _dlt_load_id) values (?, ?, 1, 1, 'synthetic-run', "
+                "'2026-12-05T00:00:00Z', '{}', '{}', '', '', 'zz-synthetic.jsonl', ?, "
+                "'zz-synthetic-batch')",
+                [f"synthetic-{event_type}", event_type, n + 1],
+            )
+    return missing
+
+
+def test_a_second_build_on_the_same_data_adds_no_row_to_any_incremental_model(
+    fixture_warehouse, tmp_path
+):
+    db = tmp_path / "warehouse.duckdb"
+    shutil.copy(fixture_warehouse.path, db)
+    added = _add_one_event_of_each_missing_type(db)
+    work = tmp_path / "work"
+
+    run_dbt(["run", *INCREMENTAL], db, work)  # takes the new batch
+    models = _incremental_models(work)
+    first = _row_counts(db, models)
+    run_dbt(["run", *INCREMENTAL], db, work)  # nothing new: must add nothing
+    second = _row_counts(db, models)
+
+    grown = {name: (first[name], second[name]) for name in models if second[name] != first[name]}
+    assert not grown, f"incremental models re-appended rows (before, after): {grown}"
+    # The check bites only where there are rows to re-append: every staging model has some.
+    empty = sorted(n for n, count in first.items() if count == 0 and n.startswith("stg_"))
+    assert not empty, f"no rows to re-append in {empty} (synthetic types added: {added})"
+    assert len([n for n in models if n.startswith("stg_events__")]) >= 25
