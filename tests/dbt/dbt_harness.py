@@ -52,6 +52,9 @@ def run_dbt(
     cmd = [str(DBT), *args, "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
     if vars_:
         cmd += ["--vars", json.dumps(vars_)]
+    # DuckDB creates its temp directory on the first spill, but not the folder above it: a
+    # missing one is an IOException in the middle of a model (bench's data root has it).
+    (db_path.parent / "dbt").mkdir(exist_ok=True)
     target, cached = work / "target", dbt_parse_cache.cached_parse(env, cmd, DBT_PROJECT)
     dbt_parse_cache.restore(target, cached)
     try:
