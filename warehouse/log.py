@@ -10,9 +10,12 @@ Layout under `log_dir`:
   locks/                             run-<run_id>.lock (one writer per run), manifest.lock
 
 One writer per run: the first event a `LogWriter` appends for a run takes an exclusive `flock`
-on that run's lock file and holds it until the writer closes (the kernel drops it if the
-process dies). A second writer on the same run waits `RUN_LOCK_WAIT_S`, then refuses, naming
-the holder's pid; writers of different runs append concurrently.
+on that run's lock file and holds it until the writer closes (the OS drops it if the process
+dies). A second writer on the same run waits `RUN_LOCK_WAIT_S`, then refuses, naming the
+holder's pid; writers of different runs append concurrently. A runner takes the same lock
+before it reads the log for what is done (`EventLog.run_lock`; the run kernel does), so no other
+process can run a unit between its read and its last event; the writer's own check that the run
+did not grow since it opened is the safety net for writers that read without the lock.
 
 Chain: each line's `prev_sha256` is the sha256 of the previous line's bytes (without the
 newline); the first line of a segment links to `genesis_sha256(segment_name)`, so a line moved
@@ -81,7 +84,9 @@ def _event_type(event: Envelope | dict[str, Any]) -> str:
 class RunLocked(RuntimeError):
     """Another live writer holds the run; printed to the user as one line."""
 
-    def __init__(self, run_id: str, holder: str, *, advanced: bool = False):
+    def __init__(
+        self, run_id: str, holder: str, *, advanced: bool = False, waited_s: float | None = None
+    ):
         self.run_id, self.holder = run_id, holder
         if advanced:
             message = (
@@ -90,10 +95,12 @@ class RunLocked(RuntimeError):
                 "from what is in the log."
             )
         else:
+            waited = f" after waiting {waited_s:g} s for it" if waited_s is not None else ""
             message = (
-                f"run {run_id} is being written by another process ({holder}); one writer "
-                "per run. Wait for it to finish (or stop it), then run the same command again "
-                "to resume."
+                f"run {run_id} is being run by another process ({holder}); one process per "
+                f"run, so this one stopped{waited} and did nothing. Let that one finish (or "
+                "stop it), then run the same command again: it resumes from the log and "
+                "repeats no finished unit (BENCH_RUN_LOCK_WAIT_S sets how long to wait)."
             )
         super().__init__(message)
 
@@ -478,7 +485,7 @@ class RunLock:
                 if time.monotonic() >= deadline:
                     holder = self.holder()
                     handle.close()
-                    raise RunLocked(self.run_id, holder) from None
+                    raise RunLocked(self.run_id, holder, waited_s=self.wait_s) from None
                 time.sleep(0.05)
         handle.truncate(0)
         handle.write(f"pid {os.getpid()} since {datetime.now(UTC).isoformat()}\n".encode())

@@ -220,7 +220,6 @@ def run_draco(
     on_progress: ProgressCallback | None = None,
 ) -> DracoRunSummary:
     stages = _DracoStages(
-        log,
         plan.run_id,
         judge,
         normalizer,
@@ -248,7 +247,7 @@ def rejudge(
     Reports not yet normalised with `normalizer.version` are normalised from the stored raw
     output first (pure; no call)."""
     stages = _DracoStages(
-        log, run_id, judge, normalizer, plan=None, judge_concurrency=judge_concurrency, argv=argv
+        run_id, judge, normalizer, plan=None, judge_concurrency=judge_concurrency, argv=argv
     )
     return stages.execute(log, on_progress)
 
@@ -258,7 +257,6 @@ class _DracoStages(RunStages[tuple[str, str]]):
 
     def __init__(
         self,
-        log: EventLog,
         run_id: str,
         judge: Judge,
         normalizer: Normalizer,
@@ -282,27 +280,16 @@ class _DracoStages(RunStages[tuple[str, str]]):
         self.judge_concurrency = max(1, judge_concurrency)
         self.lane_concurrency = max(1, lane_concurrency)
         self.argv = list(argv)
-        self.state: DracoRunState = read_draco_run_state(log, run_id)
-        if plan is None:
-            if self.state.run_started is None:
-                raise DracoRunError(f"no rubric-judged run {run_id!r} in the log")
-            spec = self.state.run_started["payload"]["spec"]
-            self.producer = producer_for(spec)
-            self.lane_names = self.state.lanes()
-            self.item_ids = self.state.item_ids()
-        else:
-            self.producer = producer_for(plan.spec)
-            self.lane_names = [lane.lane for lane in plan.lanes]
-            self.item_ids = [task.item_id for task in plan.tasks]
         self.lanes = {lane.lane: lane for lane in plan.lanes} if plan else {}
         self.tasks = {task.item_id: task for task in plan.tasks} if plan else {}
+        # A rejudge learns its producer, lanes and items from the run's own events, read
+        # under the run's lock (`load_state`).
+        self.lane_names = [lane.lane for lane in plan.lanes] if plan else []
+        self.item_ids = [task.item_id for task in plan.tasks] if plan else []
         self.summary = DracoRunSummary(
-            run_id=run_id,
-            judge_id=self.regime_id,
-            planned=len(self.item_ids) * len(self.lane_names),
-            skipped_existing=0,
+            run_id=run_id, judge_id=self.regime_id, planned=0, skipped_existing=0
         )
-        self.ctx = RunContext(run_id, self.producer)
+        self.ctx = RunContext(run_id, producer_for(plan.spec) if plan else None)
         self.judge_slots = asyncio.Semaphore(self.judge_concurrency)
         self.lane_slots = {
             lane: asyncio.Semaphore(self.lane_concurrency) for lane in self.lane_names
@@ -362,7 +349,15 @@ class _DracoStages(RunStages[tuple[str, str]]):
 
     # -- the run --
 
-    def execute(self, log: EventLog, on_progress: ProgressCallback | None) -> DracoRunSummary:
+    def load_state(self, log: EventLog) -> None:
+        self.state: DracoRunState = read_draco_run_state(log, self.run_id)
+        if self.plan is None:
+            if self.state.run_started is None:
+                raise DracoRunError(f"no rubric-judged run {self.run_id!r} in the log")
+            self.ctx.producer = producer_for(self.state.run_started["payload"]["spec"])
+            self.lane_names = self.state.lanes()
+            self.item_ids = self.state.item_ids()
+        self.summary.planned = len(self.item_ids) * len(self.lane_names)
         self.work = [
             (item_id, lane)
             for item_id in self.item_ids
@@ -370,6 +365,8 @@ class _DracoStages(RunStages[tuple[str, str]]):
             if not self.unit_complete(item_id, lane)
         ]
         self.summary.skipped_existing = self.summary.planned - len(self.work)
+
+    def execute(self, log: EventLog, on_progress: ProgressCallback | None) -> DracoRunSummary:
         result = run_kernel(log, self.ctx, self, on_progress=on_progress)
         self.summary.absorb(result)
         if result.stop_reason is not None:

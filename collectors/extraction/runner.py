@@ -143,10 +143,15 @@ class _ExtractionStages(RunStages[_ItemWork]):
     """One kernel unit per item: its remaining engines run in one append, so an interrupt
     loses at most the item in flight."""
 
-    def __init__(self, plan: ExtractionPlan, state: RunState, retry_failed: bool, argv):
-        self.plan, self.state, self.argv = plan, state, list(argv)
+    def __init__(self, plan: ExtractionPlan, retry_failed: bool, argv):
+        self.plan, self.retry_failed, self.argv = plan, retry_failed, list(argv)
         self.work: list[_ItemWork] = []
         self.skipped = self.completed = self.failed = 0
+
+    def load_state(self, log: EventLog) -> None:
+        plan, retry_failed = self.plan, self.retry_failed
+        self.state: RunState = read_run_state(log, plan.run_id)
+        state = self.state
         for item in plan.items:
             units = []
             for engine, system in zip(plan.engines, plan.systems, strict=True):
@@ -214,7 +219,7 @@ def run_extraction(
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
     plan = plan_extraction(corpus, engine_names, limit)
-    stages = _ExtractionStages(plan, read_run_state(log, plan.run_id), retry_failed, argv)
+    stages = _ExtractionStages(plan, retry_failed, argv)
     ctx = RunContext(plan.run_id, producer_for(plan.spec))
     result = run_kernel(log, ctx, stages, max_in_flight=1, on_progress=on_progress)
     summary = RunSummary(

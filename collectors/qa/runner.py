@@ -144,9 +144,7 @@ def execute_plan(
     on_progress: ProgressCallback | None = None,
 ) -> QaRunSummary:
     ctx = RunContext(plan.run_id, producer_for(plan.spec))
-    judge_id = plan.relevance_judge.judge_id if plan.relevance_judge else None
-    state = read_qa_run_state(log, plan.run_id, grader_id=plan.grader.grader_id, judge_id=judge_id)
-    stages = _QaStages(plan, state, ctx, retry_failed, llm_concurrency, argv)
+    stages = _QaStages(plan, ctx, retry_failed, llm_concurrency, argv)
     result = run_kernel(log, ctx, stages, on_progress=on_progress)
     if result.stop_reason is not None:
         raise QaRunAborted(result.stop_reason)
@@ -183,14 +181,12 @@ class _QaStages(RunStages[Unit]):
     def __init__(
         self,
         plan: QaPlan,
-        state: QaRunState,
         ctx: RunContext,
         retry_failed: bool,
         llm_concurrency: int,
         argv: Sequence[str],
     ):
         self.plan = plan
-        self.state = state
         self.ctx = ctx
         self.retry_failed = retry_failed
         self.llm_concurrency = max(1, llm_concurrency)
@@ -206,6 +202,15 @@ class _QaStages(RunStages[Unit]):
         # Fixed for this invocation: a retried unit that fails again is done for now.
         self.attempts: dict[tuple[str, str], int] = {}
         self.work: list[Unit] = []
+
+    # -- the kernel's questions --
+
+    def load_state(self, log: EventLog) -> None:
+        plan = self.plan
+        judge_id = plan.relevance_judge.judge_id if plan.relevance_judge else None
+        self.state: QaRunState = read_qa_run_state(
+            log, plan.run_id, grader_id=plan.grader.grader_id, judge_id=judge_id
+        )
         for selected in plan.selected:
             for lane in plan.lanes:
                 attempt = self.current_attempt(selected.question.item_id, lane)
@@ -214,8 +219,6 @@ class _QaStages(RunStages[Unit]):
                     self.skipped += 1
                 else:
                     self.work.append((selected, lane, attempt))
-
-    # -- the kernel's questions --
 
     def resources(self):
         # Shared lane resources (an HTTP pool + throttles) live exactly as long as the run.

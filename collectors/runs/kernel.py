@@ -2,24 +2,34 @@
 
 Every family's run has the same skeleton, and it lives here once:
 
-1. The family's state has been read back from the log (the log is the only resume state).
-   Remaining work = the spec's units without their terminal events (`RunStages.remaining`).
-   Nothing left and the log already says the run finished -> "already finished", and nothing
-   is opened or written (not even an empty segment).
-2. `preflight` runs before anything is written (a missing library fails now).
-3. The family's resources (HTTP pools, throttles) are entered for exactly the run's lifetime,
+1. The run's lock is taken before anything is read: one process per run, from the first read
+   of what is done to the last event. A second process on the same run waits for it
+   (`BENCH_RUN_LOCK_WAIT_S`, 2 s by default), then either finds the run's work done or is
+   refused with `RunLocked`, naming the holder; it never executes a unit the first one ran.
+2. Under the lock, the family reads its state back from the log (`RunStages.load_state`: the
+   log is the only resume state). Remaining work = the spec's units without their terminal
+   events (`RunStages.remaining`). Nothing left and the log already says the run finished ->
+   "already finished", and no segment is opened (not even an empty one).
+3. `preflight` runs before anything is written (a missing library fails now).
+4. The family's resources (HTTP pools, throttles) are entered for exactly the run's lifetime,
    then the log writer and the group-commit sink (`EventSink`).
-4. The opening facts (run_started, registrations) are appended; the writer de-duplicates
+5. The opening facts (run_started, registrations) are appended; the writer de-duplicates
    repeats by event id, so a resumed run re-states them for free.
-5. Units run concurrently (bounded by `max_in_flight`, or by the family's own semaphores), each
+6. Units run concurrently (bounded by `max_in_flight`, or by the family's own semaphores), each
    appending its events as soon as a stage ends; progress is reported per unit.
-6. A crash or Ctrl-C cancels the other units but lets every event already handed to the sink
+7. A crash or Ctrl-C cancels the other units but lets every event already handed to the sink
    reach the disk before the writer closes; the exception propagates.
-7. If nothing stopped the run (an auth abort, a cost cap) the family's closing payload (its
-   RunFinished, or None while units are incomplete) is appended.
+8. If nothing stopped the run (an auth abort, a cost cap) the family's closing payload (its
+   RunFinished, or None while units are incomplete) is appended. Then the lock is released.
 
 `RunContext.append` writes durably and only then folds each event into the family's state, so
 the state never holds a fact the log does not.
+
+Why the lock comes before the read: the writer takes the run's lock itself on its first append,
+and refuses if the run grew since the writer opened; but a process that read the log, and
+opened its writer only after another process had run and finished the whole run, saw nothing
+grow and executed every unit again (1 of 13 concurrent same-spec `bench run` pairs, both
+"completed 40": a double spend on a paid lane).
 """
 
 from __future__ import annotations
@@ -44,8 +54,11 @@ class RunContext:
     """What a stage may do while the run is open: make events, append them, stop the run,
     charge spend against the cost cap."""
 
-    def __init__(self, run_id: str, producer: Producer, *, cost_cap_usd: float | None = None):
+    def __init__(
+        self, run_id: str, producer: Producer | None, *, cost_cap_usd: float | None = None
+    ):
         self.run_id = run_id
+        # None only until `load_state` reads it (a rejudge's comes from its run_started).
         self.producer = producer
         self._record: Callable[[dict[str, Any]], None] = lambda event: None
         self._sink: EventSink | None = None
@@ -54,6 +67,7 @@ class RunContext:
         self.stop_reason: str | None = None
 
     def event(self, payload: Payload) -> Envelope:
+        assert self.producer is not None, "the producer is known once the state is loaded"
         return make_event(payload, run_id=self.run_id, producer=self.producer)
 
     async def append(self, *items: Payload | Envelope) -> list[Envelope]:
@@ -88,15 +102,22 @@ class RunContext:
 
 
 class RunStages(Generic[Unit]):
-    """What a family supplies: `process`, `opening` and `closing`, and either the two
-    attributes below or its own `remaining` / `record` / `is_finished`; the rest have defaults.
+    """What a family supplies: `load_state`, `process`, `opening` and `closing`, and either the
+    two attributes below or its own `remaining` / `record` / `is_finished`; the rest have
+    defaults.
 
     - `state`: the family's state read back from the log; `state.record(event)` folds one
       appended event into it and `state.is_finished` says whether the log holds RunFinished.
-    - `work`: the units with work left, computed from `state` when the stages are built."""
+    - `work`: the units with work left, computed from `state` by `load_state`."""
 
     state: Any
     work: list[Unit]
+
+    def load_state(self, log: EventLog) -> None:
+        """Read the family's state back from the log and decide the work left. The kernel calls
+        this holding the run's lock; reading the log anywhere else, earlier, is the race the
+        lock exists to close (another process could run the units in between)."""
+        raise NotImplementedError
 
     def remaining(self) -> Sequence[Unit]:
         """The units with work left, in the order they should start."""
@@ -172,6 +193,20 @@ async def run_kernel_async(
     def elapsed() -> float:
         return round(time.monotonic() - clock, 3)
 
+    with log.run_lock(ctx.run_id):  # the writer's own take of it below shares this hold
+        return await _run_locked(log, ctx, stages, max_in_flight, on_progress, elapsed)
+
+
+async def _run_locked(
+    log: EventLog,
+    ctx: RunContext,
+    stages: RunStages[Any],
+    max_in_flight: int | None,
+    on_progress: ProgressCallback | None,
+    elapsed: Callable[[], float],
+) -> KernelResult:
+    """Steps 2-8 of the contract; the caller holds the run's lock."""
+    stages.load_state(log)
     units = list(stages.remaining())
     if not units and stages.is_finished():
         return KernelResult(True, 0, 0, elapsed())

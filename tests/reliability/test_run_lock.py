@@ -35,7 +35,9 @@ def item_event(i: int, run_id: str):
 
 
 def _runner(log_dir: str, run_id: str, units: int, started, results) -> None:
-    """What every runner does: plan from the log, open a writer, append unit by unit."""
+    """A writer used without the run kernel: it plans from the log before any lock, opens a
+    writer, appends unit by unit; the writer's own lock must still keep one writer per run.
+    (Runners take the lock before planning: tests/reliability/test_one_writer_per_run.py.)"""
     log = EventLog(Path(log_dir))
     done = log.known_event_ids()
     work = [i for i in range(units) if item_event(i, run_id).event_id not in done]

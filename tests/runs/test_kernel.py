@@ -33,6 +33,8 @@ class CountingStages(RunStages[str]):
         self.cost_per_unit = cost_per_unit
         self.crash_on = crash_on
         self.processed: list[str] = []
+
+    def load_state(self, log: EventLog) -> None:
         fold_log(log, RUN_ID, self.record)
 
     def record(self, event: dict[str, Any]) -> None:

@@ -165,14 +165,16 @@ class _UrlWork:
 
 
 class _LiveStages(RunStages[_UrlWork]):
-    def __init__(
-        self, plan: LivePlan, state: LiveRunState, vendors: VendorClient, argv: Sequence[str]
-    ):
-        self.plan, self.state, self.vendor_client, self.argv = plan, state, vendors, list(argv)
+    def __init__(self, plan: LivePlan, vendors: VendorClient, argv: Sequence[str]):
+        self.plan, self.vendor_client, self.argv = plan, vendors, list(argv)
         self.aborted: dict[str, str] = {}
         self.extracted = self.failed = self.skipped = 0
-        refs = {system.name: system for system in plan.systems}
         self.work: list[_UrlWork] = []
+
+    def load_state(self, log: EventLog) -> None:
+        plan = self.plan
+        self.state = state = read_live_state(log, plan.run_id)
+        refs = {system.name: system for system in plan.systems}
         for item in plan.items:
             local = tuple(
                 (e, refs[e.name])
@@ -418,7 +420,7 @@ def run_live_extraction(
     on_progress: ProgressCallback | None = None,
 ) -> RunSummary:
     vendors = VendorClient(plan.vendors, base_urls=base_urls, environ=environ)
-    stages = _LiveStages(plan, read_live_state(log, plan.run_id), vendors, argv)
+    stages = _LiveStages(plan, vendors, argv)
     ctx = RunContext(plan.run_id, producer_for(plan.spec), cost_cap_usd=cost_cap_usd)
     result = run_kernel(
         log, ctx, stages, max_in_flight=max(1, url_concurrency), on_progress=on_progress
