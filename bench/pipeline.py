@@ -22,6 +22,7 @@ from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,
     check_log,
+    head_to_publish,
     load_verification,
     record_head,
 )
@@ -35,13 +36,15 @@ def event_log(paths: BenchPaths) -> EventLog:
 
 
 def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
-    """Verify the log (chain, seals, tree against the last trusted head), then load what
-    verifies. The result's `verification` says what was set aside; callers fail on it."""
+    """Verify the log (chain, seals, tree against every held head: heads.jsonl's last and
+    the snapshot's), then load what verifies. The result's `verification` says what was set
+    aside; callers fail on it."""
     paths.ensure()
     report = check_log(paths)
     log = event_log(paths)
-    # A MANIFEST that no longer extends the trusted head cannot say which segment is to blame:
-    # nothing new is loaded until the log verifies or the change is accepted.
+    # A MANIFEST that no longer extends a held head (or heads.jsonl deleted beside a snapshot)
+    # cannot say which segment is to blame: nothing new is loaded until the log verifies or
+    # the change is accepted.
     hold = {s.name for s in log.segments()} if report.manifest_failed else set()
     result = ingest_log(
         log,
@@ -94,13 +97,17 @@ def build(
 
 
 def publish(paths: BenchPaths) -> list[str]:
-    """The snapshot records the log head it was built from and the last verification."""
+    """The snapshot records the log head it holds and the last verification. The head is the
+    log's current one only when the log verified and still extends every held head; else the
+    head already held is carried forward (`head_to_publish`), so a rewritten log never gets
+    its head into the snapshot by a publish."""
     verification = load_verification(paths) or {}
-    head = event_log(paths).head()
+    head, is_current = head_to_publish(paths, verification)
     metadata = {
         "scoring_vars": load_scoring_vars(paths),
         "git_sha": git_sha(),
-        "log_head": head.to_json(),
+        "log_head": head.to_json() if head else None,
+        "log_head_trusted": True,  # later logs must extend log_head (log_trust.snapshot_head)
         "log_verification": {
             "status": verification.get("status", "not checked"),
             "checked_at": verification.get("checked_at"),
@@ -115,7 +122,7 @@ def publish(paths: BenchPaths) -> list[str]:
         changed=models_built_since_publish(paths.warehouse_db),
     )
     mark_published(paths.warehouse_db)
-    if verification.get("status") in ("ok", "accepted"):
+    if is_current:
         record_head(paths, head, "published")
     return tables
 

@@ -12,7 +12,15 @@ from rich.markup import escape
 
 from bench.options import HomeOption
 from warehouse.log import EventLog
-from warehouse.log_trust import accept, last_trusted_head, record_head, save_verification
+from warehouse.log_trust import (
+    accept,
+    last_trusted_head,
+    next_step,
+    record_head,
+    save_verification,
+    snapshot_head,
+    verify_trusted,
+)
 from warehouse.merkle import LogHead
 from warehouse.signing import generate_key, public_key_from
 from warehouse.verify import verify_log
@@ -35,20 +43,12 @@ def _since(text: str | None, paths) -> LogHead | None:
 
 
 def _published_head(paths) -> LogHead:
-    import json
-
-    import duckdb
-
-    if not paths.serve_db.exists():
+    snapshot = snapshot_head(paths.serve_db)
+    if snapshot is None:
         raise ValueError(f"--since published: no snapshot at {paths.serve_db}")
-    with duckdb.connect(str(paths.serve_db), read_only=True) as con:
-        row = con.execute(
-            "select metadata from main._publish order by published_at desc limit 1"
-        ).fetchone()
-    head = json.loads(row[0]).get("log_head") if row else None
-    if not head:
+    if snapshot.head is None:
         raise ValueError(f"--since published: {paths.serve_db} records no log head")
-    return LogHead(int(head["size"]), head["root"], int(head.get("events", 0)))
+    return snapshot.head
 
 
 def register(app: typer.Typer, paths_for) -> None:
@@ -58,8 +58,9 @@ def register(app: typer.Typer, paths_for) -> None:
             str | None,
             typer.Option(
                 help="Prove the log extends this earlier head: SIZE:ROOT as `bench publish` "
-                "printed it, `published` (the snapshot's) or `last` (the last one recorded; "
-                "the default)."
+                "printed it, `published` (the snapshot's) or `last` (the last one recorded). "
+                "Default: every head this data root holds (the last recorded and the "
+                "snapshot's)."
             ),
         ] = None,
         public_key: Annotated[
@@ -83,14 +84,16 @@ def register(app: typer.Typer, paths_for) -> None:
             report, head = accept(paths, accept_reason)
             out.print(f"acceptance recorded; log head {head}")
         else:
-            # Without --since: against the last head this data root vouched for, and the
-            # outcome is what `bench status` and the snapshot report.
-            report = verify_log(
-                EventLog(paths.log_dir),
-                since=_since(since, paths) if since else last_trusted_head(paths),
-                public_key=public_key_from(public_key),
-            )
-            if since is None:
+            key = public_key_from(public_key)
+            if since:
+                report = verify_log(
+                    EventLog(paths.log_dir), since=_since(since, paths), public_key=key
+                )
+            else:
+                # Against every head this data root holds (heads.jsonl's last, the snapshot's),
+                # as ingest and rebuild check; the outcome is what `bench status` and the
+                # snapshot report.
+                report = verify_trusted(paths, fast=False, public_key=key)
                 save_verification(paths, report)
                 if report.intact and report.head is not None:
                     record_head(paths, report.head, "verified")
@@ -106,6 +109,7 @@ def register(app: typer.Typer, paths_for) -> None:
             return
         for problem in report.problems:
             console.print(f"[red]{escape(str(problem))}[/red]")
+        console.print(escape(next_step(report)), highlight=False)
         raise typer.Exit(1)
 
     @app.command()

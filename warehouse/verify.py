@@ -145,7 +145,7 @@ def verify_log(
     report.events = events
     report.head = LogHead(report.head.size, report.head.root, events)
     if since is not None:
-        problems.extend(_extends(records, since, "the given head"))
+        problems.extend(head_extension_problems(records, since, "the given head"))
     if public_key is not None:
         problems.extend(_check_signed(log, records, public_key, report))
     for problem in problems:
@@ -159,7 +159,9 @@ def verify_log(
     return report
 
 
-def _extends(records, head: LogHead, what: str) -> list[Problem]:
+def head_extension_problems(records, head: LogHead, what: str) -> list[Problem]:
+    """[] when the MANIFEST `records` extend `head` (its first `head.size` leaves hash to its
+    root); else one MANIFEST problem saying how they do not."""
     if len(records) < head.size:
         return [
             Problem(
@@ -196,7 +198,7 @@ def _check_signed(log: EventLog, records, public_key, report: VerifyReport) -> l
         return problems
     latest = max(heads, key=lambda h: h.size)
     report.signed_head = latest
-    problems.extend(_extends(records, latest, "the last signed head"))
+    problems.extend(head_extension_problems(records, latest, "the last signed head"))
     if len(records) > latest.size:
         problems.append(
             Problem(
