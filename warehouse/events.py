@@ -168,13 +168,38 @@ class CallTimings(Frozen):
     whole_call_ms: float = Field(ge=0)
 
 
+class TextRef(Frozen):
+    """A text the log stores once elsewhere, cut out of a recorded body (warehouse/bodies.py):
+    e.g. a DRACO judge's judged report, whose one copy is its `report_normalized` event."""
+
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # of the text's UTF-8 bytes
+    offset: int = Field(ge=0)  # where its marker stands in `body`, in characters
+
+
 class RecordedRequest(Frozen):
-    """The request actually sent, with every secret replaced by a redaction marker."""
+    """The request actually sent, with every secret replaced by a redaction marker.
+
+    `body` is the JSON body parsed, or, when `body_refs` is not empty, the exact text sent with
+    each referenced text replaced by its marker; `body_sha256` is then the sha256 of the bytes
+    sent, which `warehouse.bodies.expand_body` gives back. Both are left out of the stored JSON
+    when unused, so a request with nothing referenced is stored exactly as before."""
 
     method: str
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
     body: Any = None
+    body_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=lambda value: value is None
+    )
+    body_refs: list[TextRef] = Field(default_factory=list, exclude_if=lambda value: not value)
+
+    # Only the shape is checked here; whether each marker stands at its offset is checked where
+    # the body is expanded (a line the log writer had to scrub must still load).
+    @model_validator(mode="after")
+    def _references_need_the_text_sent(self) -> RecordedRequest:
+        if self.body_refs and (not isinstance(self.body, str) or self.body_sha256 is None):
+            raise ValueError("a body with references is the text sent, with its body_sha256")
+        return self
 
 
 class _ProviderCall(Payload):
