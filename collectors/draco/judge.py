@@ -167,13 +167,16 @@ class LlmJudge:
             response=judged_text,
         )
 
-    def _complete(self, messages: Sequence[dict[str, str]]) -> LlmCallRecord:
+    def _complete(self, messages: Sequence[dict[str, str]], judged_text: str) -> LlmCallRecord:
+        # The judged text is stored once, in its report_normalized event: the recorded request
+        # references it instead of holding one copy per criterion × sample (warehouse/bodies.py).
         return self.client.complete(
             messages,
             prompt=self.prompt.ref,
             model=self.model,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
+            stored_texts=(judged_text,),
         )
 
     def _reask_messages(self, text: str, first: LlmCallRecord) -> list[dict[str, str]]:
@@ -194,11 +197,11 @@ class LlmJudge:
         calls: list[LlmCallRecord] = []
         reasks = 0
         try:
-            calls.append(self._complete([{"role": "user", "content": text}]))
+            calls.append(self._complete([{"role": "user", "content": text}], judged_text))
             parsed = parse_verdict(calls[-1].raw_completion)
             if parsed is None:
                 reasks = 1
-                calls.append(self._complete(self._reask_messages(text, calls[0])))
+                calls.append(self._complete(self._reask_messages(text, calls[0]), judged_text))
                 parsed = parse_verdict(calls[-1].raw_completion)
         except LlmCallError as exc:
             if exc.is_auth:

@@ -9,6 +9,7 @@ the key goes in the documented `x-api-key` header (the SDK defaults to a Bearer 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import anthropic
 import httpx2
@@ -84,6 +85,7 @@ class AnthropicBackend:
         temperature: float | None,
         max_tokens: int,
         system: str | None = None,
+        stored_texts: Sequence[str] = (),
     ) -> LlmCallRecord:
         body: dict[str, object] = {
             "model": model,
@@ -102,7 +104,9 @@ class AnthropicBackend:
         except anthropic.APIConnectionError as exc:
             raise self._error(exc, model, body, temperature, started) from None
         latency_ms = (time.perf_counter() - started) * 1000
-        sent, raw_body = recorded_exchange(raw.http_request, raw.http_response.text, self._secrets)
+        sent, raw_body = recorded_exchange(
+            raw.http_request, raw.http_response.text, self._secrets, stored_texts
+        )
         text = "".join(
             block.text for block in message.content if getattr(block, "type", "") == "text"
         )

@@ -3,7 +3,9 @@
 `complete()` sends one conversation and returns an `LlmCallRecord`: model id, sampling
 params, prompt id + sha256, usage, raw completion, vendor request id and latency. Keys come
 from the environment and never enter a record. Retries are the SDK's own, bounded by
-`max_retries` (never wrapped twice).
+`max_retries` (never wrapped twice). `stored_texts` are texts the log already holds once (a
+DRACO judge's judged report): the recorded request references them instead of copying them
+(`warehouse.bodies`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from collectors.http.redaction import Redactor
+from warehouse.bodies import reference_texts
+from warehouse.canonical import sha256_hex
 from warehouse.events import LlmCallRecord, RecordedRequest
 
 Messages = Sequence[dict[str, str]]
@@ -80,6 +84,7 @@ class LlmClient(Protocol):
         temperature: float | None,
         max_tokens: int,
         system: str | None = None,
+        stored_texts: Sequence[str] = (),
     ) -> LlmCallRecord: ...
 
 
@@ -113,10 +118,16 @@ def redacted(text: str | None, secrets: Iterable[str | None]) -> str | None:
 
 
 def recorded_exchange(
-    http_request: Any, response_text: str, secrets: Iterable[str | None]
+    http_request: Any,
+    response_text: str,
+    secrets: Iterable[str | None],
+    stored_texts: Sequence[str] = (),
 ) -> tuple[RecordedRequest, str]:
     """The SDK's own request (an httpx/httpx2 Request: what went on the wire) and the response
-    body, with the backend's key and every auth header redacted."""
+    body, with the backend's key and every auth header redacted.
+
+    When the body holds one of `stored_texts`, it is recorded as the text sent with that text
+    referenced, not copied, plus the sha256 of the bytes sent (`warehouse.bodies`)."""
     redactor = Redactor(s for s in secrets if s)
     content = http_request.content
     try:
@@ -126,6 +137,21 @@ def recorded_exchange(
     recorded = redactor.request(
         http_request.method, str(http_request.url), http_request.headers, body
     )
+    referenced = (
+        reference_texts(redactor.text(content.decode("utf-8", errors="replace")), stored_texts)
+        if stored_texts and content
+        else None
+    )
+    if referenced is not None:
+        text, refs = referenced
+        recorded = RecordedRequest(
+            method=recorded.method,
+            url=recorded.url,
+            headers=recorded.headers,
+            body=text,
+            body_sha256=sha256_hex(content),
+            body_refs=refs,
+        )
     return recorded, redactor.text(response_text)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 
 import httpx2
 import openai
@@ -118,6 +119,7 @@ class OpenAIBackend:
         temperature: float | None,
         max_tokens: int,
         system: str | None = None,
+        stored_texts: Sequence[str] = (),
     ) -> LlmCallRecord:
         conversation = as_messages(messages)
         if system:
@@ -134,7 +136,9 @@ class OpenAIBackend:
         except (openai.APIStatusError, openai.APIConnectionError) as exc:
             raise self._error(exc, model, body, started) from None
         latency_ms = (time.perf_counter() - started) * 1000
-        sent, raw_body = recorded_exchange(raw.http_request, raw.http_response.text, self._secrets)
+        sent, raw_body = recorded_exchange(
+            raw.http_request, raw.http_response.text, self._secrets, stored_texts
+        )
         if not completion.choices:
             raise LlmCallError(
                 message="the response has no choices",

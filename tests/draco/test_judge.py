@@ -47,9 +47,17 @@ class ScriptedClient:
         self.replies = list(replies)
         self.calls: list[dict] = []
 
-    def complete(self, messages, *, prompt, model, temperature, max_tokens, system=None):
+    def complete(
+        self, messages, *, prompt, model, temperature, max_tokens, system=None, stored_texts=()
+    ):
         self.calls.append(
-            {"messages": messages, "prompt": prompt, "model": model, "temperature": temperature}
+            {
+                "messages": messages,
+                "prompt": prompt,
+                "model": model,
+                "temperature": temperature,
+                "stored_texts": stored_texts,
+            }
         )
         reply = self.replies.pop(0)
         if isinstance(reply, BaseException):

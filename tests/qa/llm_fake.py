@@ -6,7 +6,7 @@
 
 `responder(prompt_text) -> completion text`. Faults are queued status codes consumed one per
 request (None = answer normally), or targeted: `fail_when(status, "text", ...)` fails the first
-request whose prompt contains every given text (order-independent under concurrency). Every request is recorded (path, headers, JSON body).
+request whose prompt contains every given text (order-independent under concurrency). Every request is recorded (path, headers, JSON body and its raw bytes).
 Responses are shaped like the vendors' documented bodies (id, model, usage, request id header).
 Run standalone (`python -m tests.qa.llm_fake --delay 0.2`) it prints `PORT <n>` and serves.
 """
@@ -75,6 +75,7 @@ class RecordedCall:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""  # the body's bytes exactly as received
 
     @property
     def prompt(self) -> str:
@@ -102,8 +103,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        call = RecordedCall(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        raw = self.rfile.read(length)
+        body = json.loads(raw or b"{}")
+        call = RecordedCall(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
         with self.state.lock:
             self.state.calls.append(call)
             fault = self.state.faults.popleft() if self.state.faults else None
