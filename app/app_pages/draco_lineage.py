@@ -1,8 +1,11 @@
 """Deep-research lineage: run → judge regime → system → task, from the item score down to every
-criterion, every judge sample with its justification, the normalised report the judge saw, the
-raw system output with its raw citations, and the event ids and hashes at every step.
+criterion, every judge sample with its justification, the request each judge call sent (the
+judged report, stored once in its report event, put back and checked against the sha256 of the
+bytes sent), the normalised report the judge saw, the raw system output with its raw citations,
+and the event ids and hashes at every step.
 
-Deep-linkable: `draco_lineage?run=<run_id>&judge=<judge_id>&lane=<lane>&item=<item_id>`.
+Deep-linkable: `draco_lineage?run=<run_id>&judge=<judge_id>&lane=<lane>&item=<item_id>`
+(`&verdict=<verdict event id>` picks the judge request shown).
 Everything from a research system or a judge (reports, citations, justifications, completions)
 and from the dataset is rendered inert: st.code / st.text / st.json / dataframes, never Markdown
 or HTML.
@@ -245,6 +248,51 @@ else:
         },
         key="draco_lin_samples",
     )
+
+st.subheader("Judge requests (what the judge was sent)")
+if samples.empty:
+    st.text("No judge samples, so no judge requests.")
+else:
+    sample_labels = {
+        row.verdict_event_id: f"{row.criterion_id} · sample {row.sample} · judge attempt "
+        f"{row.judge_attempt} · {row.outcome}"
+        for row in samples.itertuples()
+    }
+    verdict_event_id = ui.pick(
+        "Verdict",
+        list(sample_labels),
+        "draco_lin_verdict",
+        "verdict",
+        lambda v: sample_labels.get(v, v),
+    )
+    calls = data.draco_judge_calls(verdict_event_id) if verdict_event_id else []
+    if not calls:
+        st.text(
+            "No LLM request recorded for this verdict (an offline judge, or a call that failed "
+            "before any answer)."
+        )
+    for call in calls:
+        request = call["request"]
+        if call["error"]:
+            check = f"the body could not be rebuilt: {call['error']}"
+        elif request.get("body_sha256") is None:
+            check = "body recorded inline (no sha256 of the bytes sent was kept)"
+        elif request.get("body_matches_sha256"):
+            check = (
+                f"body sha256 {request['body_sha256']}: the rebuilt body matches the bytes "
+                "sent (the judged report, stored once in the report event, put back)"
+            )
+        else:
+            check = f"body sha256 {request['body_sha256']}: the rebuilt body does NOT match"
+        st.text(
+            f"call {call['call']} of {len(calls)} · {request.get('method')} {request.get('url')} "
+            f"· model {call['model']} · {check}"
+        )
+        for role, content in call["messages"]:
+            st.text(f"{role}:")
+            show_text(content)
+        with st.expander(f"Call {call['call']}: the request as sent (JSON)"):
+            st.json(request, expanded=2)
 
 st.subheader("Research attempts")
 reports = data.draco_reports(run_id, lane, item_id)

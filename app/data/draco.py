@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -11,7 +12,9 @@ from app.data.core import (
     _query,
     _records,
 )
+from app.data.extraction import events as _events
 from app.data.qa import QaStatus, family_status
+from warehouse import bodies as _bodies
 
 # --- deep research (docs/warehouse-contract.md "Deep research (DRACO) marts") ----------------
 
@@ -325,6 +328,67 @@ def draco_verdict_samples(
 ) -> pd.DataFrame:
     """Every judge_verdict of one research attempt under one regime (superseded ones too)."""
     return _query(_DRACO_VERDICT_SAMPLES_SQL, run_id, lane, judge_id, item_id, int(attempt))
+
+
+def draco_judge_calls(verdict_event_id: str) -> list[dict[str, Any]]:
+    """The LLM calls behind one judge_verdict event, in the order they were made (an unparsable
+    first answer before its re-ask, then the call that decided the verdict), each with its
+    request as it was sent.
+
+    The judged report is stored once, in the verdict's source `report_normalized` event; the
+    recorded request references it, and `warehouse.bodies` puts it back here. Each call is
+    {"call", "model", "raw_completion", "request" (method, url, headers, body parsed, and when
+    recorded `body_sha256` with `body_matches_sha256`), "messages" [(role, content)], "error"
+    (why the body could not be rebuilt, else None)}. Empty when no LLM request was recorded
+    (the offline judge, or a call that failed before answering)."""
+    found = _events([verdict_event_id])
+    payload = (found[0].get("payload") if found else None) or {}
+    records = [
+        record
+        for record in [*(payload.get("earlier_calls") or []), payload.get("llm")]
+        if isinstance(record, dict) and record.get("request")
+    ]
+    if not records:
+        return []
+    source = _events([payload["source_event_id"]]) if payload.get("source_event_id") else []
+    judged_text = ((source[0].get("payload") or {}) if source else {}).get("judged_text")
+    texts = [judged_text] if isinstance(judged_text, str) else []
+    calls = []
+    for number, record in enumerate(records, start=1):
+        error = None
+        try:
+            request = _bodies.readable_request(record["request"], texts)
+        except _bodies.BodyRefError as exc:
+            request, error = dict(record["request"]), str(exc)
+        calls.append(
+            {
+                "call": number,
+                "model": record.get("model"),
+                "raw_completion": record.get("raw_completion"),
+                "request": request,
+                "messages": _messages(request.get("body")),
+                "error": error,
+            }
+        )
+    return calls
+
+
+def _messages(body: Any) -> list[tuple[str, str]]:
+    """(role, content) of a chat body's system prompt and messages; the body itself as one
+    text when it is not one."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return [("body", body if isinstance(body, str) else _json_text(body))]
+    shown = [("system", str(body["system"]))] if body.get("system") else []
+    for message in body["messages"]:
+        if isinstance(message, dict):
+            content = message.get("content")
+            text = content if isinstance(content, str) else _json_text(content)
+            shown.append((str(message.get("role")), text))
+    return shown
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def draco_reports(run_id: str, lane: str, item_id: str) -> list[dict[str, Any]]:

@@ -12,7 +12,9 @@ downstream half (dlt ingest -> dbt build -> publish, `bench.pipeline.refresh`), 
   `rejudge` with `OfflineJudge(samples=1)`, then `rejudge` twice with `FlakyJudge` (2 samples:
   the offline verdict, but sample 2 flips some criteria, one criterion per report is unparsed
   with the payload in its raw completion, one fails on its first judge attempt and is retried
-  as judge attempt 2 by the second rejudge).
+  as judge attempt 2 by the second rejudge), then `rejudge` with the real `LlmJudge` (OpenAI
+  SDK, 1 sample) against the loopback fake of the LLM API: verdicts whose recorded requests
+  reference the judged report instead of copying it.
 
 A build costs one `dbt build` (~1 min on 2 shared cores): `draco_snapshot(tmp_path_factory)`
 builds once per pytest process and every test copies the published file.
@@ -31,7 +33,7 @@ import pytest
 from bench.pipeline import refresh
 from collectors.draco.dataset import dataset_ref
 from collectors.draco.demo_tasks import demo_task_set
-from collectors.draco.judge import OfflineJudge
+from collectors.draco.judge import LlmJudge, OfflineJudge
 from collectors.draco.model import Criterion, JudgeSample, RubricTask
 from collectors.draco.normalize import NORMALIZER, NORMALIZER_VERSION
 from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
@@ -39,7 +41,9 @@ from collectors.draco.runner import plan_draco_run, regime_id, rejudge, run_drac
 from collectors.draco.systems import make_lane
 from collectors.draco.systems.local_rag import LocalRagLane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+from collectors.llm import make_backend
 from collectors.qa.local_corpus import from_documents_jsonl, from_extraction_corpus
+from tests.qa.llm_fake import FakeLlmServer
 from tests.shared_build import built_once
 from warehouse.events import LlmCallRecord, SystemRef
 from warehouse.log import EventLog
@@ -149,13 +153,19 @@ class FlakyJudge:
         )
 
 
+def llm_verdict(prompt: str) -> str:
+    """The loopback LLM judge's answer: MET for prompts of even length."""
+    verdict = "MET" if len(prompt) % 2 == 0 else "UNMET"
+    return json.dumps({"verdict": verdict, "justification": f"{verdict} by the fixture judge."})
+
+
 @dataclass(frozen=True)
 class DracoSnapshot:
     home: Path
     serve_db: Path
     run_id: str
     lanes: tuple[str, ...]
-    judge_ids: tuple[str, ...]  # offline n=2, offline n=1, flaky
+    judge_ids: tuple[str, ...]  # offline n=2, offline n=1, flaky, the LLM judge over loopback
     planted_item_id: str
     failed_item_ids: tuple[str, ...]
 
@@ -195,6 +205,10 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
     )
     rejudge(log, plan.run_id, flaky, NORMALIZER)
     rejudge(log, plan.run_id, flaky, NORMALIZER)  # retries the failed samples as judge attempt 2
+    with FakeLlmServer(llm_verdict) as fake:
+        backend = make_backend("openai-compatible", base_url=f"{fake.base_url}/v1", max_retries=0)
+        llm = LlmJudge(backend, model="fixture-llm-judge", temperature=0.0, samples=1)
+        rejudge(log, plan.run_id, llm, NORMALIZER)
     refresh(paths)
 
     planted_item = task_set.tasks[0].item_id  # the assert task
@@ -203,7 +217,9 @@ def build_draco_snapshot(home: Path) -> DracoSnapshot:
         serve_db=paths.serve_db,
         run_id=plan.run_id,
         lanes=("local-rag", PLANTED_LANE),
-        judge_ids=tuple(regime_id(j, NORMALIZER_VERSION) for j in (offline_2, offline_1, flaky)),
+        judge_ids=tuple(
+            regime_id(j, NORMALIZER_VERSION) for j in (offline_2, offline_1, flaky, llm)
+        ),
         planted_item_id=planted_item,
         failed_item_ids=tuple(t.item_id for t in task_set.tasks[1:]),
     )

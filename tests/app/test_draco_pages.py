@@ -1,13 +1,15 @@
 """AppTests of the deep-research (DRACO) pages, run through the real `st.navigation` entry point.
 
 The snapshot comes from real runner events (`fixture_draco_snapshot`: offline demo tasks, two
-lanes, three judge regimes, a planted HTML/JS payload), ingested, built and published once per
+lanes, four judge regimes (the last a real LLM judge over a loopback fake), a planted HTML/JS
+payload), ingested, built and published once per
 session and copied into each test's BENCH_HOME. Expectations are read from the published marts
 with plain DuckDB, never through app.data.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -29,6 +31,7 @@ from fixture_draco_snapshot import (
 from streamlit.testing.v1 import AppTest
 
 from app import data
+from warehouse.bodies import expand_body, marker, text_sha256
 
 pytestmark = pytest.mark.slow  # one real dbt build per session
 
@@ -154,9 +157,9 @@ def test_leaderboard_one_table_per_judge_regime_with_the_mart_numbers(
     )["judge_id"].tolist()
     assert sorted(judges) == sorted(draco_source.judge_ids)
     boards = tables_with(at, "Rank")
-    assert len(boards) == len(judges) == 3
+    assert len(boards) == len(judges) == len(draco_source.judge_ids) == 4
     regime_lines = [t.value for t in at.text if t.value.startswith("judge regime ")]
-    assert len(regime_lines) == 3
+    assert len(regime_lines) == 4
     for judge_id, board, line in zip(judges, boards, regime_lines, strict=True):
         assert f"judge regime {judge_id} ·" in line
         expected = snapshot_rows(
@@ -187,11 +190,12 @@ def test_leaderboard_one_table_per_judge_regime_with_the_mart_numbers(
             assert urlencode({"judge": judge_id}) in shown["Lineage"]
     # the planted lane failed five of six tasks under every regime (scored 0, still in n)
     planted = [b.set_index("System").loc[PLANTED_LANE] for b in boards]
-    assert [(p["n"], p["Failed"]) for p in planted] == [(6, 5)] * 3
+    assert [(p["n"], p["Failed"]) for p in planted] == [(6, 5)] * 4
     # the flaky regime flags its unparsed and failed samples; the offline ones flag none
     flagged = {j: int(b["Flagged samples"].sum()) for j, b in zip(judges, boards, strict=True)}
     assert flagged[draco_source.judge_ids[2]] > 0
     assert flagged[draco_source.judge_ids[0]] == flagged[draco_source.judge_ids[1]] == 0
+    assert flagged[draco_source.judge_ids[3]] == 0
     assert any("NOT an official judge regime" in w.value for w in at.warning)
 
 
@@ -357,6 +361,50 @@ def test_lineage_shows_criteria_samples_justifications_and_reports_as_text(
     assert events.loc["research", "content_sha256"] == stored["content_sha256"].iloc[0]
     assert events.loc["research failed", "event_id"] == "–"
     assert events.index.str.startswith("verdict ").sum() == len(verdicts)
+
+
+def test_lineage_shows_each_judge_request_with_the_stored_report_put_back(
+    draco: Path, draco_source: DracoSnapshot
+) -> None:
+    """The LLM judge's verdict events reference the judged report instead of holding it; the
+    lineage shows the full prompt as sent, rebuilt from the report event and checked against
+    the sha256 of the bytes sent."""
+    key = [draco_source.run_id, PLANTED_LANE, draco_source.judge_ids[3]]
+    key.append(draco_source.planted_item_id)
+    verdicts = snapshot_rows(
+        draco,
+        "select verdict_event_id, source_event_id from marts.fct_draco_verdict_samples "
+        "where run_id = ? and lane = ? and judge_id = ? and item_id = ? order by criterion_id",
+        key,
+    )
+    chosen = verdicts.iloc[-1]
+    stored = snapshot_rows(
+        draco,
+        "select event_id, payload from marts.dim_events where event_id in (?, ?)",
+        [chosen["verdict_event_id"], chosen["source_event_id"]],
+    ).set_index("event_id")["payload"]
+    judged_text = json.loads(stored[chosen["source_event_id"]])["judged_text"]
+    verdict = json.loads(stored[chosen["verdict_event_id"]])
+    request = verdict["llm"]["request"]
+    assert judged_text not in stored[chosen["verdict_event_id"]]  # referenced, not copied
+    assert marker(text_sha256(judged_text)) in request["body"]
+    sent = json.loads(expand_body(request, [judged_text]))
+    (prompt,) = [m["content"] for m in sent["messages"]]
+    assert judged_text in prompt and all(payload in prompt for payload in PAYLOADS)
+
+    params = lineage_params(draco_source, 3, PLANTED_LANE, draco_source.planted_item_id)
+    at = open_page("draco_lineage", {**params, "verdict": chosen["verdict_event_id"]})
+    assert_inert(at)
+    assert prompt.strip() in [c.value.strip() for c in at.code]
+    checks = [t.value for t in at.text if t.value.startswith("call 1 of 1 ·")]
+    assert len(checks) == 1 and request["body_sha256"] in checks[0]
+    assert "the rebuilt body matches the bytes sent" in checks[0]
+    (shown,) = [j for j in at.json if '"body_sha256"' in j.value]
+    assert json.loads(shown.value)["body"] == sent
+
+    # an offline regime records no request, and says so
+    at = open_page("draco_lineage", lineage_params(draco_source, 0, PLANTED_LANE, key[3]))
+    assert "No LLM request recorded for this verdict" in " ".join(t.value for t in at.text)
 
 
 def test_lineage_failed_research_shows_the_error_and_every_attempt(
