@@ -1,0 +1,325 @@
+"""The invariants of issue #25, checked against a data root between two commands.
+
+Each check returns a list of problems (empty = holds). The checks read the log with
+`EventLog` and the DuckDB files read-only; none of them writes to the data root. The one that
+needs a build (`marts_equal_rebuild`) runs `bench rebuild` in a separate data root holding a
+copy of the log, so the sequence under test is never disturbed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml
+
+from tests.sequences.runner import Outcome, run_bench
+from warehouse.log import EventLog
+from warehouse.publish import table_checksums
+
+COMMAND_EXITS_0 = "a valid command exits 0"
+RAW_ONCE = "every log event is in raw.events exactly once"
+STAGING_UNIQUE = "every staging model is unique on its event id"
+ONE_TERMINAL = "every unit has exactly one terminal event"
+SNAPSHOT_IS_LAST_BUILD = "the snapshot is the last successful build"
+MARTS_EQUAL_REBUILD = "the incremental marts equal a fresh rebuild's"
+VERIFY_PASSES = "bench verify passes"
+
+Checksums = dict[str, tuple[int, str]]
+
+
+@dataclass
+class LogView:
+    """What the checks need from the log: every line's envelope, in log order."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, log_dir: Path) -> LogView:
+        return cls([event for _raw, event in EventLog(log_dir).read()])
+
+    def ids(self) -> Counter[str]:
+        return Counter(e["event_id"] for e in self.events)
+
+    def of_type(self, *event_types: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["event_type"] in event_types]
+
+
+# --- raw.events ------------------------------------------------------------------------------
+
+
+def raw_event_ids(warehouse_db: Path) -> Counter[str] | None:
+    """event_id -> rows in raw.events; None when there is no warehouse or no raw.events yet."""
+    if not warehouse_db.exists():
+        return None
+    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        if not _has_table(con, "raw", "events"):
+            return None
+        return Counter(
+            dict(con.execute("select event_id, count(*) from raw.events group by 1").fetchall())
+        )
+
+
+def raw_events_once(log: LogView, raw: Counter[str] | None, *, all_loaded: bool) -> list[str]:
+    """No id twice in the log or in raw.events, nothing in raw.events the log lacks, and, once
+    an ingest has finished (`all_loaded`), every log event loaded."""
+    problems = []
+    in_log = log.ids()
+    repeated_in_log = [i for i, n in in_log.items() if n > 1]
+    if repeated_in_log:
+        problems.append(
+            f"{len(repeated_in_log)} event id(s) on more than one log line, e.g. {repeated_in_log[0]}"
+        )
+    raw = raw or Counter()
+    twice = {i: n for i, n in raw.items() if n > 1}
+    if twice:
+        example = next(iter(twice))
+        problems.append(
+            f"{len(twice)} event id(s) in raw.events more than once "
+            f"({sum(twice.values()) - len(twice)} extra rows), e.g. {example} x{twice[example]}"
+        )
+    foreign = set(raw) - set(in_log)
+    if foreign:
+        problems.append(f"{len(foreign)} event id(s) in raw.events are not in the log")
+    if all_loaded:
+        missing = set(in_log) - set(raw)
+        if missing:
+            kinds = Counter(e["event_type"] for e in log.events if e["event_id"] in missing)
+            problems.append(
+                f"{len(missing)} of {len(in_log)} log events not in raw.events after a finished "
+                f"ingest ({', '.join(f'{k} {n}' for k, n in kinds.most_common(4))})"
+            )
+    return problems
+
+
+# --- staging ---------------------------------------------------------------------------------
+
+
+STAGING_YML = Path(__file__).resolve().parents[2] / "dbt_project" / "models" / "staging"
+
+
+@cache
+def staging_event_keys() -> dict[str, tuple[str, ...]]:
+    """model -> its event key as the dbt project declares it (`_*__models.yml`): the column
+    ending in `event_id` with a `unique` test (`verdict_event_id` of judge_verdict), else a
+    `unique_combination` holding one (`chunks_event_id, chunk_rank`: a row per chunk)."""
+    keys: dict[str, tuple[str, ...]] = {}
+    for yml in sorted(STAGING_YML.glob("_*.yml")):
+        for model in (yaml.safe_load(yml.read_text()) or {}).get("models") or []:
+            unique_columns = [
+                c["name"]
+                for c in model.get("columns") or []
+                if c["name"].endswith("event_id")
+                and any(_test_name(t) == "unique" for t in c.get("data_tests") or [])
+            ]
+            combinations = [
+                tuple(t["unique_combination"]["arguments"]["combination_of_columns"])
+                for t in model.get("data_tests") or []
+                if _test_name(t) == "unique_combination"
+            ]
+            with_event_id = [k for k in combinations if any(c.endswith("event_id") for c in k)]
+            if unique_columns:
+                keys[model["name"]] = (unique_columns[0],)
+            elif with_event_id:
+                keys[model["name"]] = with_event_id[0]
+    return keys
+
+
+def _test_name(test: Any) -> str:
+    return test if isinstance(test, str) else next(iter(test))
+
+
+def staging_duplicates(warehouse_db: Path) -> list[str]:
+    """Every model of the staging schema, on its event key (`staging_event_keys`); a model the
+    YAML gives none: on its first column (in column order) whose name ends in `event_id`
+    (references to other events, `source_event_id`, come after it)."""
+    if not warehouse_db.exists():
+        return []
+    declared = staging_event_keys()
+    problems = []
+    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        models = con.execute(
+            "select table_name, list(column_name order by ordinal_position) "
+            "from information_schema.columns where table_schema = 'staging' "
+            "and table_catalog = current_database() group by 1 order by 1"
+        ).fetchall()
+        for model, columns in models:
+            key = declared.get(model)
+            if key is None:
+                first = next((c for c in columns if c.endswith("event_id")), None)
+                if first is None:
+                    problems.append(
+                        f"staging.{model}: no event key declared, no column ending in event_id"
+                    )
+                    continue
+                key = (first,)
+            row_key = ", ".join(f'"{c}"' for c in key)
+            rows, distinct = con.execute(
+                f'select count(*), count(distinct ({row_key})) from staging."{model}"'
+            ).fetchone()
+            if rows != distinct:
+                problems.append(
+                    f"staging.{model}: {rows} rows for {distinct} distinct ({', '.join(key)}) "
+                    f"({rows - distinct} re-appended)"
+                )
+    return problems
+
+
+# --- terminal events -------------------------------------------------------------------------
+
+# benchmark -> (the registration of its items, the event types that end a unit's attempt)
+FAMILIES = {
+    "extraction": ("item_registered", ("extraction_completed", "extraction_failed")),
+    "qa": ("question_registered", ("answer_synthesized",)),
+    "rubric": ("rubric_task_registered", ("research_completed", "research_failed")),
+    "draco": ("rubric_task_registered", ("research_completed", "research_failed")),
+}
+UNIT_SYSTEM = ("system", "lane")  # the payload field naming the system under test
+
+
+def terminal_units(log: LogView) -> list[str]:
+    """A unit is (run, item, system) and is attempted one or more times: no attempt ends
+    twice (two terminal lines, of one type or of two), and a run the log says finished has a
+    terminal event for every (item of its spec, system of its spec). Imported grading runs
+    hold verdicts, not per-unit outcomes, and have no such unit."""
+    ends: Counter[tuple[str, str, str, int]] = Counter()
+    examples: dict[tuple[str, str, str, int], list[str]] = defaultdict(list)
+    terminal_types = {t for _reg, types in FAMILIES.values() for t in types}
+    for event in log.events:
+        if event["event_type"] not in terminal_types:
+            continue
+        payload = event["payload"]
+        system = next(payload[f] for f in UNIT_SYSTEM if f in payload)
+        key = (event["run_id"], payload["item_id"], system, payload.get("attempt", 1))
+        ends[key] += 1
+        examples[key].append(event["event_type"])
+    problems = [
+        f"run {run[:8]} item {item[:12]} {system} attempt {attempt}: "
+        f"{n} terminal events ({', '.join(examples[(run, item, system, attempt)])})"
+        for (run, item, system, attempt), n in ends.items()
+        if n > 1
+    ]
+    done = {(run, item, system) for run, item, system, _attempt in ends}
+    finished = {e["run_id"] for e in log.of_type("run_finished")}
+    registered: dict[str, list[str]] = defaultdict(list)
+    for event in log.events:
+        if event["event_type"] in (
+            "item_registered",
+            "question_registered",
+            "rubric_task_registered",
+        ):
+            registered[event["run_id"]].append(event["payload"]["item_id"])
+    for start in log.of_type("run_started"):
+        run, payload = start["run_id"], start["payload"]
+        spec = payload.get("spec") or {}
+        if run not in finished or payload["benchmark"] not in FAMILIES:
+            continue
+        if spec.get("kind") == "grading":
+            continue
+        items = (
+            spec.get("item_ids") or (spec.get("selection") or {}).get("item_ids") or registered[run]
+        )
+        systems = [s["name"] for s in payload["systems"]]
+        missing = [(i, s) for i in items for s in systems if (run, i, s) not in done]
+        if missing:
+            item, system = missing[0]
+            problems.append(
+                f"run {run[:8]} ({payload['benchmark']}, {payload['source']}) is finished but "
+                f"{len(missing)} of {len(items) * len(systems)} units have no terminal event, "
+                f"e.g. item {item[:12]} {system}"
+            )
+    return problems
+
+
+# --- snapshot --------------------------------------------------------------------------------
+
+
+def mart_checksums(db: Path) -> Checksums | None:
+    if not db.exists():
+        return None
+    return table_checksums(db)
+
+
+def differing_marts(expected: Checksums, actual: Checksums) -> list[str]:
+    """Names (with row counts expected -> actual) of the marts that differ, missing included."""
+    out = []
+    for table in sorted(set(expected) | set(actual)):
+        want, got = expected.get(table), actual.get(table)
+        if want != got:
+            rows = lambda sums: "absent" if sums is None else f"{sums[0]} rows"  # noqa: E731
+            out.append(f"{table} ({rows(want)} -> {rows(got)})")
+    return out
+
+
+def snapshot_problems(
+    serve_db: Path, builds: list[Checksums], published_last_build: bool
+) -> list[str]:
+    """`builds` = the warehouse's marts after each successful build, oldest first. After a
+    publish of the last of them the snapshot is exactly it; before, it is one of them (a
+    snapshot no successful build produced was published from a failed or killed one)."""
+    snapshot = mart_checksums(serve_db)
+    if snapshot is None:
+        return (
+            ["the last successful build was published but there is no snapshot"]
+            if (published_last_build and builds)
+            else []
+        )
+    if not builds:
+        return ["a snapshot exists but no build has succeeded"]
+    if published_last_build:
+        diff = differing_marts(builds[-1], snapshot)
+        return (
+            [f"snapshot differs from the last successful build: {', '.join(diff[:6])}"]
+            if diff
+            else []
+        )
+    if snapshot not in builds:
+        closest = min(builds, key=lambda b: len(differing_marts(b, snapshot)))
+        diff = differing_marts(closest, snapshot)
+        return [
+            f"the snapshot is no successful build's marts (closest differs in {', '.join(diff[:6])})"
+        ]
+    return []
+
+
+# --- fresh rebuild ---------------------------------------------------------------------------
+
+COPIED = ("log", "heads.jsonl", "scoring.json")
+
+
+def rebuild_copy(home: Path, oracle_home: Path, cwd: Path) -> tuple[Outcome, Checksums | None]:
+    """`bench rebuild` in `oracle_home` from a copy of `home`'s log, its recorded heads and
+    scoring vars: the marts a fresh warehouse builds from the same log with the same vars."""
+    oracle_home.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        target = oracle_home / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
+        source = home / name
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("locks"))
+        elif source.exists():
+            shutil.copy2(source, target)
+    outcome = run_bench(oracle_home, ["rebuild"], cwd)
+    sums = mart_checksums(oracle_home / "warehouse.duckdb") if outcome.ok else None
+    return outcome, sums
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    return bool(
+        con.execute(
+            "select count(*) from information_schema.tables where table_schema = ? "
+            "and table_name = ? and table_catalog = current_database()",
+            [schema, table],
+        ).fetchone()[0]
+    )

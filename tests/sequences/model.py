@@ -1,0 +1,719 @@
+"""A user's warehouse over months, as a state machine: the rules are what users do, the
+invariants of issue #25 are checked after every step.
+
+`World` owns one temporary data root and drives the real `bench` CLI in subprocesses, as a
+user does: offline runs of each family on small random subsets; imports of generated files
+in every format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a
+`kill -9` of any of these at a random moment followed by the same command again.
+
+Choices come from a `Chooser`, so the same rules serve hypothesis (tests/sequences/
+test_sequences.py draws through `st.data()`) and the soak driver (`benchmarks/soak.py`, a
+seeded `random.Random`). A step never stops the sequence: each broken invariant is recorded
+as a `Violation` naming the step, and the sequence goes on (what broke first is what counts;
+later steps show what the user lives with afterwards).
+
+The expensive invariant (marts equal a fresh rebuild's: a full dbt build in a copy of the log)
+runs only after a step that built successfully while the warehouse held the whole log (or
+only once, when the sequence settles: `rebuild_check`), and is cached by (log head, scoring
+vars); everything else runs after every step. `settle` ends a sequence as a user would before
+looking: ingest and build if the warehouse is behind the log, then that comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from tests.sequences import files, invariants
+from tests.sequences.invariants import Checksums, LogView
+from tests.sequences.runner import Outcome, kill_bench, run_bench
+from warehouse.log import EventLog
+
+T = TypeVar("T")
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = REPO.parent / "shared" / "data"
+DRACO_JSONL = SHARED_DATA / "draco" / "test.jsonl"
+
+# Engines that take well under a second a page (goose3 and newspaper4k are the slow ones).
+ENGINES = [
+    "beautifulsoup",
+    "html-text",
+    "html2text",
+    "inscriptis",
+    "justext",
+    "resiliparse",
+    "trafilatura",
+]
+QA_LANES = ["local-bm25", "closed-book"]
+SYSTEM_NAMES = ["acme", "globex", "initech"]
+JUDGE_LABELS = ["gpt-4o", "claude-sonnet-5"]
+# Seconds a command takes here before any measurement (the first run of each kind replaces it):
+# the kill lands at a random fraction of this.
+TYPICAL_S = {"ingest": 3.0, "publish": 1.5, "rebuild": 30.0, "scored": 20.0, "unscored": 2.0}
+
+
+class Chooser(Protocol):
+    def integer(self, low: int, high: int) -> int: ...
+    def choice(self, options: Sequence[T]) -> T: ...
+    def subset(self, options: Sequence[T], low: int, high: int) -> list[T]: ...
+    def fraction(self) -> float: ...
+    def chance(self, probability: float) -> bool: ...
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+    def choice(self, options: Sequence[T]) -> T:
+        return options[self.rng.randrange(len(options))]
+
+    def subset(self, options: Sequence[T], low: int, high: int) -> list[T]:
+        size = self.rng.randint(low, min(high, len(options)))
+        return self.rng.sample(list(options), size)
+
+    def fraction(self) -> float:
+        return self.rng.random()
+
+    def chance(self, probability: float) -> bool:
+        return self.rng.random() < probability
+
+
+@dataclass
+class Command:
+    """One `bench` invocation and what it promises when it exits 0."""
+
+    rule: str
+    argv: list[str]
+    ingests: bool = False  # loads every log line before it ends
+    builds: bool = False  # an incremental build of everything loaded
+    rescores: bool = False  # a build of what changed vars feed
+    publishes: bool = False
+    note: str = ""
+
+    @property
+    def typical_key(self) -> str:
+        if self.argv[0] in ("ingest", "publish", "rebuild"):
+            return self.argv[0]
+        if self.builds or self.rescores:
+            return "scored"
+        return "unscored"
+
+    def shell(self) -> str:
+        return "bench " + " ".join(_quote(a) for a in self.argv)
+
+
+@dataclass
+class Step:
+    index: int
+    command: Command
+    outcome: Outcome
+    killed: Outcome | None = None  # the first, killed, try (None: no kill)
+
+    def describe(self) -> str:
+        text = f"{self.index:>3}. {self.command.shell()}"
+        if self.killed is not None:
+            when = f"{self.killed.seconds:.1f} s"
+            text += (
+                f"   [kill -9 at {when}, then again]"
+                if self.killed.returncode is None
+                else f"   [kill -9 meant at {when} came after it ended (rc {self.killed.returncode}); again]"
+            )
+        if self.command.note:
+            text += f"   # {self.command.note}"
+        return text + f"   -> rc {self.outcome.returncode}, {self.outcome.seconds:.1f} s"
+
+
+@dataclass(frozen=True)
+class Violation:
+    step: int
+    invariant: str
+    detail: str
+
+    def describe(self) -> str:
+        return f"step {self.step}: {self.invariant}: {self.detail}"
+
+
+@cache
+def _demo_items() -> list:
+    import atexit
+    import shutil
+    import tempfile
+
+    from collectors.extraction.demo_corpus import ensure_demo_corpus
+
+    where = Path(tempfile.mkdtemp(prefix="seq-corpus-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    return list(ensure_demo_corpus(where / "demo").items)
+
+
+@cache
+def _draco_tasks() -> list:
+    from collectors.draco.dataset import load_draco
+
+    return list(load_draco(DRACO_JSONL).tasks)
+
+
+@cache
+def _demo_questions() -> list:
+    from collectors.qa.question_sets import DEMO_QUESTION_SET, load_question_set
+
+    return list(load_question_set(DEMO_QUESTION_SET).questions)
+
+
+class World:
+    """One data root, the steps applied to it, the violations found. `rebuild_check`: when the
+    marts are compared with a fresh rebuild's: "after-build" (after every successful build
+    of the whole log; the default), "at-end" (in `settle` only) or "never". `score_chance`:
+    how often a collecting command scores (ingest, build, publish: the CLI's default), not
+    `--no-score`; a build is most of a step's time."""
+
+    def __init__(
+        self, root: Path, *, rebuild_check: str = "after-build", score_chance: float = 0.6
+    ):
+        self.root = Path(root)
+        self.home = self.root / "home"
+        self.files_dir = self.root / "files"
+        self.oracle_home = self.root / "oracle"
+        self.files_dir.mkdir(parents=True, exist_ok=True)
+        self.rebuild_check = rebuild_check
+        self.score_chance = score_chance  # a collecting command ingests, builds and publishes
+        self.steps: list[Step] = []
+        self.violations: list[Violation] = []
+        self.log = LogView()
+        self.typical_s = dict(TYPICAL_S)
+        self.imports: list[Command] = []  # import commands given so far (a user repeats one)
+        self.file_counter = 0
+        # what the snapshot invariant remembers: marts after each successful build
+        self.good_builds: list[Checksums] = []
+        self.published_last_build = False
+        # the last full build came after the last change of raw.events
+        self.built_current = False
+        self.raw_rows = 0
+        self.oracle: dict[tuple[str, str], Checksums] = {}
+        self.rebuild_checks = 0
+        # where the time went: "commands", "checks" (but fresh rebuilds), "fresh rebuilds"
+        self.seconds: Counter[str] = Counter()
+
+    # --- what a user can do now -------------------------------------------------------------
+
+    # rule -> weight in the draw. The order is the tour a chooser that always answers its
+    # lowest choice takes (`pick_rule`; hypothesis' first sequence): every family and a
+    # correction, a kill and a rescore come within its first eight steps.
+    RULES: ClassVar[dict[str, int]] = {
+        "run_draco": 3,
+        "import_qa": 3,
+        "supersede": 2,
+        "exclude": 2,
+        "kill": 3,
+        "import_extraction": 2,
+        "rescore": 2,
+        "run_qa": 3,
+        "import_draco": 4,
+        "run_extraction": 3,
+        "reinstate": 1,
+        "rejudge": 1,
+        "ingest": 2,
+        "build": 2,
+        "publish": 1,
+        "rebuild": 1,
+    }
+    # what a kill's lowest choice hits first: the commands that write the warehouse
+    KILL_ORDER: ClassVar[tuple[str, ...]] = ("ingest", "build", "rebuild", "publish", "rescore")
+
+    def available(self, rule: str) -> bool:
+        if rule in ("exclude",):
+            return bool(self._registered())
+        if rule == "reinstate":
+            return bool(self._excluded())
+        if rule == "supersede":
+            return bool(self.log.of_type(*VERDICT_REPLACEMENTS))
+        if rule == "rejudge":
+            return bool(self._runs_with_reports())
+        if rule == "build":
+            return self._has_raw()
+        if rule == "publish":
+            return bool(self.good_builds)
+        if rule == "rebuild":
+            return bool(self.log.events)
+        return True
+
+    def _has_raw(self) -> bool:
+        try:
+            return invariants.raw_event_ids(self.home / "warehouse.duckdb") is not None
+        except Exception:
+            return True  # a warehouse that cannot be read: building is what a user tries
+
+    def draw(self, rule: str, ch: Chooser) -> Command:
+        return getattr(self, f"_draw_{rule}")(ch)
+
+    def perform(self, rule: str, ch: Chooser) -> Step:
+        """Draw the rule's command, run it (killing it first when the rule is `kill`), check
+        every invariant; returns the step (its violations are in `self.violations`)."""
+        if rule == "kill":
+            rules = [*self.KILL_ORDER, *(r for r in self.RULES if r not in self.KILL_ORDER)]
+            victims = [r for r in rules if r != "kill" and self.available(r)]
+            command = self.draw(ch.choice(victims), ch)
+            after = round(ch.fraction() * self.typical_s[command.typical_key], 2)
+            return self.execute(command, kill_after_s=after)
+        return self.execute(self.draw(rule, ch))
+
+    # --- running a step ------------------------------------------------------------------------
+
+    def execute(self, command: Command, *, kill_after_s: float | None = None) -> Step:
+        # `bench rebuild` is itself a fresh rebuild: the marts before it are what it must give
+        before = self._marts() if command.argv[0] == "rebuild" and self._current() else None
+        killed = None
+        started = time.monotonic()
+        if kill_after_s is not None:
+            killed = kill_bench(self.home, command.argv, self.files_dir, kill_after_s)
+        outcome = run_bench(self.home, command.argv, self.files_dir)
+        if outcome.ok:
+            key = command.typical_key
+            self.typical_s[key] = round(0.5 * self.typical_s[key] + 0.5 * outcome.seconds, 2)
+        step = Step(len(self.steps) + 1, command, outcome, killed)
+        self.steps.append(step)
+        self.seconds["commands"] += time.monotonic() - started
+        checked, rebuilding = time.monotonic(), self.seconds["fresh rebuilds"]
+        self._check(step, before)
+        rebuilt = self.seconds["fresh rebuilds"] - rebuilding
+        self.seconds["checks"] += time.monotonic() - checked - rebuilt
+        return step
+
+    def _violate(self, step: Step, invariant: str, problems: list[str]) -> None:
+        self.violations.extend(Violation(step.index, invariant, p) for p in problems)
+
+    def _check(self, step: Step, before: Checksums | None) -> None:
+        command, outcome = step.command, step.outcome
+        if not outcome.ok:
+            self._violate(
+                step, invariants.COMMAND_EXITS_0, [f"rc {outcome.returncode}: {outcome.tail(6)}"]
+            )
+        self.log = LogView.read(self.home / "log")
+        try:
+            raw = invariants.raw_event_ids(self.home / "warehouse.duckdb")
+            raw_problems = invariants.raw_events_once(
+                self.log, raw, all_loaded=command.ingests and outcome.ok
+            )
+            staging = invariants.staging_duplicates(self.home / "warehouse.duckdb")
+        except Exception as exc:  # an unreadable warehouse is itself the finding
+            raw, raw_problems, staging = None, [f"warehouse unreadable: {exc}"], []
+        self._violate(step, invariants.RAW_ONCE, raw_problems)
+        self._violate(step, invariants.STAGING_UNIQUE, staging)
+        self._violate(step, invariants.ONE_TERMINAL, invariants.terminal_units(self.log))
+
+        raw_rows = sum(raw.values()) if raw else 0
+        built = outcome.ok and (command.builds or command.argv[0] == "rebuild")
+        if built:
+            self.built_current = True
+        elif raw_rows != self.raw_rows or ((command.builds or command.rescores) and not outcome.ok):
+            self.built_current = False
+        self.raw_rows = raw_rows
+        if outcome.ok and (command.builds or command.rescores):
+            self.good_builds.append(self._marts() or {})
+            self.published_last_build = command.publishes
+        elif outcome.ok and command.publishes:
+            self.published_last_build = True
+        self._violate(
+            step,
+            invariants.SNAPSHOT_IS_LAST_BUILD,
+            invariants.snapshot_problems(
+                self.home / "serve.duckdb", self.good_builds, self.published_last_build
+            ),
+        )
+        verify = run_bench(self.home, ["verify"], self.files_dir)
+        if not verify.ok:
+            self._violate(
+                step, invariants.VERIFY_PASSES, [f"rc {verify.returncode}: {verify.tail(4)}"]
+            )
+
+        if before is not None and outcome.ok:  # `bench rebuild` itself is the fresh rebuild
+            diff = invariants.differing_marts(before, self._marts() or {})
+            if diff:
+                self._violate(
+                    step,
+                    invariants.MARTS_EQUAL_REBUILD,
+                    [f"bench rebuild changed {', '.join(diff[:6])}"],
+                )
+        elif (
+            self.rebuild_check == "after-build"
+            and (command.builds or command.rescores)
+            and outcome.ok
+            and self._current()
+        ):
+            self._compare_with_rebuild(step)
+
+    def settle(self) -> list[Step]:
+        """The end of a sequence: bring the warehouse up to the whole log when it is not
+        (`bench ingest`, `bench build`, as steps a user would take), then compare its marts
+        with a fresh rebuild's (unless "never"; once per log head and vars)."""
+        if not self.log.events:
+            return []
+        added = []
+        if not self._current():
+            note = "settle: the warehouse up to the whole log"
+            try:
+                raw = invariants.raw_event_ids(self.home / "warehouse.duckdb")
+            except Exception:
+                raw = None
+            if raw is None or set(raw) != set(self.log.ids()):
+                added.append(self.execute(Command("ingest", ["ingest"], ingests=True, note=note)))
+            added.append(self.execute(Command("build", ["build"], builds=True, note=note)))
+        if self.rebuild_check != "never" and self._current():
+            self._compare_with_rebuild(self.steps[-1])
+        return added
+
+    def _current(self) -> bool:
+        """The warehouse holds the whole log and its last full build came after that."""
+        if not self.built_current:
+            return False
+        try:
+            raw = invariants.raw_event_ids(self.home / "warehouse.duckdb")
+        except Exception:
+            return False
+        return raw is not None and set(raw) == set(self.log.ids())
+
+    def _marts(self) -> Checksums | None:
+        try:
+            return invariants.mart_checksums(self.home / "warehouse.duckdb")
+        except Exception:
+            return None
+
+    def _compare_with_rebuild(self, step: Step) -> None:
+        if self.rebuild_check == "never":
+            return
+        scoring = self.home / "scoring.json"
+        key = (
+            EventLog(self.home / "log").head().to_json().__repr__(),
+            scoring.read_text() if scoring.exists() else "",
+        )
+        if key not in self.oracle:
+            self.rebuild_checks += 1
+            started = time.monotonic()
+            outcome, sums = invariants.rebuild_copy(self.home, self.oracle_home, self.files_dir)
+            self.seconds["fresh rebuilds"] += time.monotonic() - started
+            if sums is None:
+                self._violate(
+                    step,
+                    invariants.MARTS_EQUAL_REBUILD,
+                    [
+                        f"bench rebuild of a copy of the log failed: rc {outcome.returncode}: {outcome.tail(4)}"
+                    ],
+                )
+                return
+            self.oracle[key] = sums
+        diff = invariants.differing_marts(self.oracle[key], self._marts() or {})
+        if diff:
+            self._violate(
+                step,
+                invariants.MARTS_EQUAL_REBUILD,
+                [f"{len(diff)} mart(s) differ (fresh -> incremental): {', '.join(diff[:6])}"],
+            )
+
+    # --- the rules' commands ---------------------------------------------------------------
+
+    def _score(self, ch: Chooser, argv: list[str], rule: str, note: str = "") -> Command:
+        """Collecting commands ingest, build and publish afterwards unless --no-score."""
+        if ch.chance(self.score_chance):
+            return Command(rule, argv, ingests=True, builds=True, publishes=True, note=note)
+        return Command(rule, [*argv, "--no-score"], note=note)
+
+    def _draw_run_extraction(self, ch: Chooser) -> Command:
+        engines = ch.subset(ENGINES, 1, 3)
+        argv = ["run", "extraction", "--corpus", "demo", "--engines", ",".join(engines)]
+        return self._score(ch, [*argv, "--limit", str(ch.integer(1, 4))], "run_extraction")
+
+    def _draw_run_qa(self, ch: Chooser) -> Command:
+        lanes = ",".join(sorted(ch.subset(QA_LANES, 1, 2)))
+        common = ["--lanes", lanes, "--limit", str(ch.integer(1, 4))]
+        common += ["--random-state", str(ch.integer(0, 2))]
+        if ch.chance(0.3):
+            return self._score(ch, ["run", "simpleqa", *common], "run_qa")
+        return self._score(ch, ["run", "qa", "--questions", "demo", *common], "run_qa")
+
+    def _draw_run_draco(self, ch: Chooser) -> Command:
+        argv = ["run", "draco", "--systems", "local-rag", "--judge", "offline"]
+        argv += ["--samples", str(ch.integer(1, 3))]
+        if ch.chance(0.3):  # the pinned DRACO split: ~40 criteria a task
+            argv += ["--tasks", "draco", "--limit", "1"]
+        else:
+            argv += ["--tasks", "demo", "--limit", str(ch.integer(1, 3))]
+        return self._score(ch, argv, "run_draco")
+
+    def _repeat_import(self, ch: Chooser, kind: str) -> Command | None:
+        earlier = [c for c in self.imports if c.argv[1] == kind]
+        if earlier and ch.chance(0.15):
+            again = ch.choice(earlier)
+            return self._score(
+                ch, [a for a in again.argv if a != "--no-score"], again.rule, "the same file again"
+            )
+        return None
+
+    def _new_file(self, name: str) -> Path:
+        self.file_counter += 1
+        return self.files_dir / f"{self.file_counter:03d}-{name}"
+
+    def _import(self, command: Command) -> Command:
+        self.imports.append(command)
+        return command
+
+    def _draw_import_extraction(self, ch: Chooser) -> Command:
+        repeat = self._repeat_import(ch, "extraction-predictions")
+        if repeat:
+            return repeat
+        items = ch.subset(_demo_items(), 1, 8)
+        seed = ch.integer(0, 10**6)
+        path = files.extraction_predictions(
+            self._new_file("predictions.json"), items, seed, f"v{seed}"
+        )
+        argv = ["import", "extraction-predictions", str(path), "--system", ch.choice(SYSTEM_NAMES)]
+        return self._import(
+            self._score(ch, [*argv, "--corpus", "demo"], "import_extraction", f"{len(items)} pages")
+        )
+
+    def _draw_import_draco(self, ch: Chooser) -> Command:
+        repeat = self._repeat_import(ch, "draco-results")
+        if repeat:
+            return repeat
+        fmt = ch.choice(["valyu-grading", "valyu-inference", "nimble", "csv"])
+        tasks = ch.subset(_draco_tasks(), 1, 3)
+        seed = ch.integer(0, 10**6)
+        argv = ["import", "draco-results"]
+        if fmt == "valyu-grading":
+            path = files.draco_valyu_grading(
+                self._new_file("grading.eval.json"), tasks, seed, ch.integer(1, 2)
+            )
+            argv += [str(path), "--format", "valyu"]
+        elif fmt == "valyu-inference":
+            path = files.draco_valyu_inference(self._new_file("inference.jsonl"), tasks, seed)
+            argv += [str(path), "--format", "valyu"]
+        elif fmt == "nimble":
+            path = files.draco_nimble(self._new_file("nimble.jsonl"), tasks, seed)
+            argv += [str(path), "--format", "nimble", "--judge-label", ch.choice(JUDGE_LABELS)]
+        else:
+            path = files.draco_long_csv(
+                self._new_file("verdicts.csv"), tasks, seed, ch.integer(1, 2)
+            )
+            argv += [str(path), "--format", "csv", "--judge-label", ch.choice(JUDGE_LABELS)]
+        argv += ["--system", ch.choice(SYSTEM_NAMES)]
+        return self._import(self._score(ch, argv, "import_draco", f"{fmt}, {len(tasks)} task(s)"))
+
+    def _draw_import_qa(self, ch: Chooser) -> Command:
+        repeat = self._repeat_import(ch, "qa-results")
+        if repeat:
+            return repeat
+        fmt = ch.choice(["nimble", "simple-evals", "csv", "csv-with-urls"])
+        questions = ch.subset(_demo_questions(), 1, 6)
+        seed = ch.integer(0, 10**6)
+        if fmt == "nimble":
+            path = files.qa_nimble(self._new_file("raw_results.csv"), questions, seed)
+        elif fmt == "simple-evals":
+            path = files.qa_simple_evals(self._new_file("allresults.json"), questions, seed)
+        else:
+            path = files.qa_long_csv(
+                self._new_file("qa.csv"), questions, seed, fmt == "csv-with-urls"
+            )
+        argv = ["import", "qa-results", str(path), "--format", fmt.removesuffix("-with-urls")]
+        argv += ["--lane", ch.choice(SYSTEM_NAMES), "--grader-label", ch.choice(JUDGE_LABELS)]
+        argv += ["--questions", "demo"]
+        return self._import(
+            self._score(ch, argv, "import_qa", f"{fmt}, {len(questions)} question(s)")
+        )
+
+    def _registered(self) -> list[tuple[str, str, str, str]]:
+        """(family, item, run, dataset sha256) of every registered item."""
+        return [
+            (family, e["payload"]["item_id"], e["run_id"], e["payload"].get("dataset_sha256") or "")
+            for family, event_type in REGISTRATIONS.items()
+            for e in self.log.of_type(event_type)
+        ]
+
+    def _excluded(self) -> list[dict[str, Any]]:
+        return [e["payload"] for e in self.log.of_type("item_excluded") if e["payload"]["excluded"]]
+
+    def _runs_with_reports(self) -> list[str]:
+        return sorted({e["run_id"] for e in self.log.of_type("research_completed")})
+
+    def _draw_exclude(self, ch: Chooser) -> Command:
+        family, item, run, sha = ch.choice(self._registered())
+        datasets = {s for f, i, _r, s in self._registered() if (f, i) == (family, item)}
+        scope = run if ch.chance(0.3) else None
+        return self._correction(
+            ch, "exclude", family, item, scope, sha if len(datasets) > 1 else None, False
+        )
+
+    def _draw_reinstate(self, ch: Chooser) -> Command:
+        p = ch.choice(self._excluded())
+        return self._correction(
+            ch,
+            "reinstate",
+            p["benchmark"],
+            p["item_id"],
+            p["scope_run_id"],
+            p["dataset_sha256"],
+            True,
+        )
+
+    def _correction(self, ch, rule, family, item, scope, sha, reinstate) -> Command:
+        reason = f"{rule} {ch.integer(1, 10**6)}"
+        if ch.chance(0.3):
+            row = {"kind": "exclude", "target": item, "reason": reason, "benchmark": family}
+            row |= {
+                "run_id": scope or "",
+                "dataset_sha256": sha or "",
+                "reinstate": "yes" if reinstate else "",
+            }
+            path = files.corrections_csv(self._new_file("corrections.csv"), [row])
+            return self._score(ch, ["import", "corrections", str(path)], rule)
+        argv = ["exclude", item, "--benchmark", family, "--reason", reason]
+        argv += ["--run", scope] if scope else []
+        argv += ["--dataset-sha256", sha] if sha else []
+        argv += ["--reinstate"] if reinstate else []
+        return self._score(ch, argv, rule)
+
+    def _draw_supersede(self, ch: Chooser) -> Command:
+        kind = ch.choice(sorted({e["event_type"] for e in self.log.of_type(*VERDICT_REPLACEMENTS)}))
+        targets = ch.subset([e["event_id"] for e in self.log.of_type(kind)], 1, 2)
+        replacement = ch.choice(VERDICT_REPLACEMENTS[kind])
+        reason = f"supersede {ch.integer(1, 10**6)}"
+        if ch.chance(0.3):
+            rows = [
+                {"kind": "supersede", "target": t, "reason": reason, "replacement": replacement}
+                for t in targets
+            ]
+            path = files.corrections_csv(self._new_file("corrections.csv"), rows)
+            return self._score(ch, ["import", "corrections", str(path)], "supersede", kind)
+        argv = ["supersede-verdict", *targets, "--verdict", replacement, "--reason", reason]
+        return self._score(ch, argv, "supersede", kind)
+
+    def _draw_rejudge(self, ch: Chooser) -> Command:
+        run = ch.choice(self._runs_with_reports())
+        argv = ["rejudge", run, "--judge", "offline", "--samples", str(ch.integer(1, 3))]
+        return self._score(ch, argv, "rejudge")
+
+    def _draw_rescore(self, ch: Chooser) -> Command:
+        builds = self._has_raw()  # on a data root without events it only saves the vars
+        note = "" if builds else "no events yet: saves the vars"
+        if ch.chance(0.15):
+            return Command(
+                "rescore", ["rescore", "--reset"], rescores=builds, publishes=builds, note=note
+            )
+        argv = ["rescore"]
+        options = ch.subset(
+            ["weights", "threshold", "penalty-floor", "umbrela", "lane-prices"], 1, 2
+        )
+        if "weights" in options:
+            argv += ["--weights", _weights(ch)]
+        if "threshold" in options:
+            argv += ["--threshold", f"{ch.integer(0, 20) / 20:g}"]
+        if "penalty-floor" in options:
+            argv += ["--draco-penalty-floor", str(-ch.integer(1, 500))]
+        if "umbrela" in options:
+            argv += ["--umbrela-threshold", str(ch.integer(0, 3))]
+        if "lane-prices" in options:
+            argv += ["--lane-prices", f"{ch.choice(QA_LANES)}={ch.integer(0, 40) / 4:g}"]
+        if ch.chance(0.2):
+            argv.append("--reset")  # back to defaults, then these
+        return Command("rescore", argv, rescores=builds, publishes=builds, note=note)
+
+    def _draw_ingest(self, ch: Chooser) -> Command:
+        return Command("ingest", ["ingest", *(["--full"] if ch.chance(0.2) else [])], ingests=True)
+
+    def _draw_build(self, ch: Chooser) -> Command:
+        return Command("build", ["build"], builds=True)
+
+    def _draw_publish(self, ch: Chooser) -> Command:
+        return Command("publish", ["publish"], publishes=True)
+
+    def _draw_rebuild(self, ch: Chooser) -> Command:
+        return Command("rebuild", ["rebuild"], ingests=True, builds=True, publishes=True)
+
+    # --- reporting ---------------------------------------------------------------------------
+
+    def transcript(self) -> str:
+        return "\n".join(step.describe() for step in self.steps)
+
+    def new_violations(self, since: int) -> list[Violation]:
+        return [v for v in self.violations if v.step > since]
+
+
+REGISTRATIONS = {
+    "draco": "rubric_task_registered",
+    "qa": "question_registered",
+    "extraction": "item_registered",
+}
+VERDICT_REPLACEMENTS: dict[str, tuple[str, ...]] = {
+    "judge_verdict": ("MET", "UNMET"),
+    "imported_verdict": ("MET", "UNMET"),
+    "answer_graded": ("A", "B", "C"),
+}
+
+
+def _weights(ch: Chooser) -> str:
+    """A valid --weights: 2–4 of the composite's components, twentieths summing to exactly 1."""
+    from bench.rescore import extraction_weight_names
+
+    names = ch.subset(list(extraction_weight_names()), 2, 4)
+    cuts = sorted(ch.integer(0, 20) for _ in names[1:])
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, 20], strict=True)]
+    return ",".join(f"{name}={part / 20:g}" for name, part in zip(names, parts, strict=True))
+
+
+def _quote(arg: str) -> str:
+    return json.dumps(arg) if (" " in arg or not arg) else arg
+
+
+def _rotation() -> list[str]:
+    """Every rule as often as its weight, in rounds (each rule of weight >= k once in round k),
+    so that consecutive entries are different rules."""
+    rounds = max(World.RULES.values())
+    return [r for k in range(1, rounds + 1) for r, w in World.RULES.items() if w >= k]
+
+
+ROTATION = _rotation()
+
+
+def pick_rule(world: World, ch: Chooser, index: int, skip: frozenset[str] = frozenset()) -> str:
+    """Step `index`'s rule: drawn by weight among those available (the first available at or
+    after the drawn place in `ROTATION`). The place is shifted by the step's index, so a
+    chooser that always answers its lowest choice (hypothesis' first, simplest sequence)
+    walks every rule in turn instead of repeating the first."""
+    start = ch.integer(0, len(ROTATION) - 1) + index
+    for offset in range(len(ROTATION)):
+        rule = ROTATION[(start + offset) % len(ROTATION)]
+        if rule not in skip and world.available(rule):
+            return rule
+    raise AssertionError("no rule available")  # ingest always is
+
+
+def drive(
+    world: World,
+    rng: random.Random,
+    steps: int,
+    on_step: Callable[[Step | None, list[Violation]], None] | None = None,
+) -> None:
+    """The soak driver: `steps` rules drawn by weight among those available, then `settle`."""
+    ch = RandomChooser(rng)
+    for index in range(steps):
+        seen = len(world.violations)
+        step = world.perform(pick_rule(world, ch, index), ch)
+        if on_step is not None:
+            on_step(step, world.violations[seen:])
+    seen = len(world.violations)
+    settled = world.settle()
+    found = world.violations[seen:]
+    if on_step is not None:
+        for step in settled:
+            on_step(step, [v for v in found if v.step == step.index])
+        earlier = [v for v in found if v.step not in {s.index for s in settled}]
+        if earlier:  # the final comparison, after a step already reported
+            on_step(None, earlier)
