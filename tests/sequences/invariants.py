@@ -259,10 +259,15 @@ def differing_marts(expected: Checksums, actual: Checksums) -> list[str]:
 def snapshot_problems(
     serve_db: Path, builds: list[Checksums], published_last_build: bool
 ) -> list[str]:
+    return snapshot_problems_of(mart_checksums(serve_db), builds, published_last_build)
+
+
+def snapshot_problems_of(
+    snapshot: Checksums | None, builds: list[Checksums], published_last_build: bool
+) -> list[str]:
     """`builds` = the warehouse's marts after each successful build, oldest first. After a
     publish of the last of them the snapshot is exactly it; before, it is one of them (a
     snapshot no successful build produced was published from a failed or killed one)."""
-    snapshot = mart_checksums(serve_db)
     if snapshot is None:
         return (
             ["the last successful build was published but there is no snapshot"]

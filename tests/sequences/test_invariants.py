@@ -1,0 +1,213 @@
+"""The sequence test's checks catch what they are for: each is shown a real log or a DuckDB
+file holding the breakage (a re-appended staging row, an event loaded twice or not at all, a
+unit ended twice, a finished run missing a unit, a snapshot no build produced), and one that
+holds it not (a row per chunk is not a re-append). Fast: no dbt, no bench process."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import duckdb
+
+from tests.sequences import invariants
+from tests.sequences.invariants import LogView
+from tests.sequences.model import ROTATION, World, pick_rule
+from warehouse.events import (
+    DatasetRef,
+    ExtractionCompleted,
+    ExtractionFailed,
+    ItemRegistered,
+    RunFinished,
+    RunStarted,
+    SystemRef,
+    make_event,
+)
+from warehouse.log import EventLog
+from warehouse.provenance import producer_for
+
+PRODUCER = producer_for({"test": "sequence-invariants"})
+RUN = "run-seq"
+
+
+def _extraction_run(items: int, *, finished: bool) -> list:
+    events = [
+        make_event(
+            RunStarted(
+                benchmark="extraction",
+                spec={"item_ids": [f"item-{i}" for i in range(items)]},
+                spec_sha256="0" * 64,
+                dataset=DatasetRef(name="demo", uri="demo", sha256="0" * 64, item_count=items),
+                systems=[SystemRef(name="html2text", version="1")],
+            ),
+            run_id=RUN,
+            producer=PRODUCER,
+        )
+    ]
+    events += [
+        make_event(
+            ItemRegistered(
+                item_id=f"item-{i}",
+                dataset_sha256="0" * 64,
+                position=i,
+                ground_truth_text="t",
+                anchors=["t"],
+                anchor_rule_version="1",
+            ),
+            run_id=RUN,
+            producer=PRODUCER,
+        )
+        for i in range(items)
+    ]
+    if finished:
+        events.append(
+            make_event(
+                RunFinished(terminal_events=items, completed=items, failed=0, duration_s=1.0),
+                run_id=RUN,
+                producer=PRODUCER,
+            )
+        )
+    return events
+
+
+def _completed(item: str, attempt: int = 1):
+    return make_event(
+        ExtractionCompleted(
+            item_id=item,
+            system="html2text",
+            system_version="1",
+            attempt=attempt,
+            source="engine",
+            render_path=None,
+            input_sha256=None,
+            output_text="t",
+            output_bytes=1,
+        ),
+        run_id=RUN,
+        producer=PRODUCER,
+    )
+
+
+def _failed(item: str, attempt: int = 1):
+    return make_event(
+        ExtractionFailed(
+            item_id=item,
+            system="html2text",
+            system_version="1",
+            attempt=attempt,
+            error_class="Timeout",
+            error_message="slow",
+        ),
+        run_id=RUN,
+        producer=PRODUCER,
+    )
+
+
+def _log(tmp_path, events) -> LogView:
+    log = EventLog(tmp_path / "log")
+    with log.writer() as writer:
+        writer.append(events)
+    return LogView.read(tmp_path / "log")
+
+
+def test_one_terminal_event_per_unit_attempt(tmp_path):
+    events = [*_extraction_run(2, finished=True), _completed("item-0"), _failed("item-1")]
+    events += [_failed("item-0", attempt=2), _completed("item-0", attempt=3)]  # retries: fine
+    assert invariants.terminal_units(_log(tmp_path / "ok", events)) == []
+
+    twice = [*events, _failed("item-1")]  # the same fact again: one line, one event
+    assert invariants.terminal_units(_log(tmp_path / "same", twice)) == []
+    ended_twice = [*events, _completed("item-1")]  # attempt 1 of item-1 failed and completed
+    problems = invariants.terminal_units(_log(tmp_path / "twice", ended_twice))
+    assert len(problems) == 1
+    assert "2 terminal events (extraction_failed, extraction_completed)" in problems[0]
+
+
+def test_a_finished_run_has_a_terminal_event_for_every_unit(tmp_path):
+    events = [*_extraction_run(3, finished=True), _completed("item-0"), _failed("item-2")]
+    problems = invariants.terminal_units(_log(tmp_path / "finished", events))
+    assert problems == [
+        "run run-seq (extraction, engine) is finished but 1 of 3 units have no terminal event, "
+        "e.g. item item-1 html2text"
+    ]
+    unfinished = [*_extraction_run(3, finished=False), _completed("item-0")]
+    assert invariants.terminal_units(_log(tmp_path / "unfinished", unfinished)) == []
+
+
+def test_every_log_event_in_raw_events_exactly_once(tmp_path):
+    log = _log(tmp_path, _extraction_run(3, finished=True))
+    ids = list(log.ids())
+    loaded = Counter(ids)
+    assert invariants.raw_events_once(log, loaded, all_loaded=True) == []
+    assert invariants.raw_events_once(log, None, all_loaded=False) == []  # nothing ingested yet
+
+    short = Counter(ids[:-1])
+    assert invariants.raw_events_once(log, short, all_loaded=False) == []  # not yet: fine
+    [missing] = invariants.raw_events_once(log, short, all_loaded=True)
+    assert missing.startswith("1 of 5 log events not in raw.events after a finished ingest")
+
+    doubled = Counter(ids) + Counter(ids[:2])
+    [twice] = invariants.raw_events_once(log, doubled, all_loaded=True)
+    assert twice.startswith("2 event id(s) in raw.events more than once (2 extra rows)")
+    [foreign] = invariants.raw_events_once(log, loaded + Counter(["not-in-log"]), all_loaded=False)
+    assert foreign == "1 event id(s) in raw.events are not in the log"
+
+
+def test_staging_models_unique_on_their_declared_event_key(tmp_path):
+    db = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("create schema staging")
+        # a row per chunk: one event id on several rows is its grain, not a re-append
+        con.execute(
+            "create table staging.stg_events__chunks_normalized as "
+            "select 'c1' as chunks_event_id, r as chunk_rank, 'x' as source_event_id "
+            "from range(3) t(r)"
+        )
+        con.execute(
+            "create table staging.stg_events__imported_verdict as "
+            "select 'v' || (i % 2) as imported_verdict_event_id from range(4) t(i)"
+        )
+    assert invariants.staging_event_keys()["stg_events__judge_verdict"] == ("verdict_event_id",)
+    assert invariants.staging_duplicates(db) == [
+        "staging.stg_events__imported_verdict: 4 rows for 2 distinct (imported_verdict_event_id) "
+        "(2 re-appended)"
+    ]
+
+
+def test_the_snapshot_is_the_last_successful_build():
+    first, second = {"fct_a": (1, "1")}, {"fct_a": (2, "2")}
+    # a publish of the last build: exactly it
+    assert invariants.snapshot_problems_of(second, [first, second], True) == []
+    [stale] = invariants.snapshot_problems_of(first, [first, second], True)
+    assert stale == "snapshot differs from the last successful build: fct_a (2 rows -> 1 rows)"
+    # before the next publish, any earlier successful build; never one no build produced
+    assert invariants.snapshot_problems_of(first, [first, second], False) == []
+    [torn] = invariants.snapshot_problems_of({"fct_a": (3, "3")}, [first, second], False)
+    assert torn.startswith("the snapshot is no successful build's marts")
+    assert invariants.snapshot_problems_of(first, [], False) == [
+        "a snapshot exists but no build has succeeded"
+    ]
+
+
+class _Lowest:
+    """A chooser that always answers its lowest choice: hypothesis' first draw."""
+
+    def integer(self, low, high):
+        return low
+
+    def choice(self, options):
+        return options[0]
+
+
+class _Anything(World):
+    def __init__(self):
+        pass
+
+    def available(self, rule):
+        return True
+
+
+def test_the_lowest_choices_tour_every_rule():
+    world = _Anything()
+    tour = [pick_rule(world, _Lowest(), index) for index in range(len(World.RULES))]
+    assert tour == list(World.RULES)
+    assert Counter(ROTATION) == Counter(World.RULES)  # as often as its weight
