@@ -391,6 +391,10 @@ def test_lineage_shows_each_judge_request_with_the_stored_report_put_back(
     sent = json.loads(expand_body(request, [judged_text]))
     (prompt,) = [m["content"] for m in sent["messages"]]
     assert judged_text in prompt and all(payload in prompt for payload in PAYLOADS)
+    # the `bench sql` recipe of docs/warehouse-contract.md gives the same prompt
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "warehouse-contract.md").read_text()
+    (recipe,) = [sql for sql in re.findall(r"```sql\n(.*?)```", docs, re.S) if "<<stored" in sql]
+    assert snapshot_rows(draco, recipe, [chosen["verdict_event_id"]])["prompt"].tolist() == [prompt]
 
     params = lineage_params(draco_source, 3, PLANTED_LANE, draco_source.planted_item_id)
     at = open_page("draco_lineage", {**params, "verdict": chosen["verdict_event_id"]})
