@@ -558,11 +558,16 @@ def main() -> None:
     from warehouse.scrub import scrub_console
 
     scrub_console()  # nothing this process prints can show a configured secret
+    from bench.errors import corrupt_database, explain
+
     errors = _user_errors()
     try:
         cli_command()(prog_name="bench")
     except errors as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        # A corrupt DuckDB file can surface inside a user error too (dbt's output in a
+        # DbtError): then the file and what replaces it is the message.
+        message = corrupt_database(exc) or str(exc)
+        console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         from bench.hints import offline_hint
 
         hint = offline_hint(exc, sys.argv[1:])
@@ -570,8 +575,6 @@ def main() -> None:
             console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except Exception as exc:
-        from bench.errors import explain
-
         message = explain(exc)
         if message is None:
             raise

@@ -1,11 +1,16 @@
 """Errors of the machine, not of the user's input, said in one line instead of a traceback:
 a full disk, a read-only data root, a DuckDB file another process holds (which dlt reports as
-"check your internet connection"), a DuckDB file that cannot be read."""
+"check your internet connection"), a corrupt DuckDB file (named, with the command that
+replaces it), a DuckDB file that cannot be read."""
 
 from __future__ import annotations
 
 import errno
+import os
 import re
+from pathlib import Path
+
+from warehouse.paths import BenchPaths
 
 _DISK_ERRNOS = {
     errno.ENOSPC: "no space left on the device: free some space (or move BENCH_HOME), then run "
@@ -16,6 +21,14 @@ _DISK_ERRNOS = {
     errno.EPERM: "operation not permitted: the data root must be writable by this user",
 }
 _LOCK = re.compile(r'Could not set lock on file "([^"]+)"[^(]*(\(PID \d+\))?', re.IGNORECASE)
+# What DuckDB (1.x) says when a database file's bytes are damaged: overwritten, truncated, or a
+# block whose checksum fails (that one does not name the file).
+_CORRUPT = re.compile(
+    r'The file "(?P<named>[^"]+)" exists, but it is not a valid DuckDB database file'
+    r'|Could not read enough bytes from file "(?P<short>[^"]+)"'
+    r"|Corrupt database file"
+)
+_SERVE_DB = BenchPaths(Path()).serve_db.name  # every other DuckDB file is rebuilt from the log
 
 
 def _chain(exc: BaseException):
@@ -26,8 +39,9 @@ def _chain(exc: BaseException):
         exc = exc.__cause__ or exc.__context__
 
 
-def explain(exc: BaseException) -> str | None:
-    """One line for an environment error anywhere in `exc`'s chain; None if it is not one."""
+def explain(exc: BaseException, *, db_file: Path | None = None) -> str | None:
+    """One line for an environment error anywhere in `exc`'s chain; None if it is not one.
+    `db_file`: the DuckDB file the caller was reading, for messages that do not name theirs."""
     for link in _chain(exc):
         text = str(link)
         lock = _LOCK.search(text)
@@ -45,10 +59,62 @@ def explain(exc: BaseException) -> str | None:
             return f"no space left on the device ({text.strip()[:200]})"
         if "Read-only file system" in text:
             return f"the data root is on a read-only file system ({text.strip()[:200]})"
+    corrupt = corrupt_database(exc, db_file)
+    if corrupt is not None:
+        return corrupt
     for link in _chain(exc):
-        if type(link).__module__.startswith("duckdb") and "IO Error" in str(link):
+        # the classes live in the `_duckdb` extension module, re-exported by `duckdb`
+        if type(link).__module__.lstrip("_").startswith("duckdb") and "IO Error" in str(link):
             return (
                 f"DuckDB could not read or write a file: {str(link).strip()[:300]} "
                 "(a corrupt warehouse.duckdb is replaced by `bench rebuild`)"
             )
+    return None
+
+
+def corrupt_database(exc: BaseException, db_file: Path | None = None) -> str | None:
+    """The damaged file and what replaces it: serve.duckdb is a copy of the marts (`bench
+    publish` writes a new one); warehouse.duckdb holds nothing the log does not (`bench
+    rebuild`). None when no DuckDB corruption is in the chain."""
+    for link in _chain(exc):
+        text = str(link)
+        found = _CORRUPT.search(text)
+        if found is None:
+            continue
+        # DuckDB's own line: a DbtError carries it deep inside dbt's log output
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        detail = text[start : end if end >= 0 else len(text)].strip()[:300]
+        path = found.group("named") or found.group("short") or db_file
+        path = path or _duckdb_path_in_frames(link)
+        if path is None:
+            return (
+                f"a DuckDB file in the data root is corrupt ({detail}); `bench rebuild` builds a "
+                "fresh warehouse.duckdb from the event log and publishes a new serve.duckdb"
+            )
+        if Path(path).name == _SERVE_DB:
+            return (
+                f"{path} is corrupt or truncated ({detail}); it is only a published copy of "
+                "the marts: `bench publish` writes a new one from the warehouse"
+            )
+        return (
+            f"{path} is corrupt or truncated ({detail}); the event log holds everything in it: "
+            "`bench rebuild` builds a fresh one from the log (and publishes it)"
+        )
+    return None
+
+
+def _duckdb_path_in_frames(exc: BaseException) -> str | None:
+    """The .duckdb path the failing code was working on, innermost frame first: DuckDB's
+    checksum error does not name its file, but the function that opened it holds the path."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+            if isinstance(path, str) and path.endswith(".duckdb"):
+                return path
     return None

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from warehouse import bounded_json
 from warehouse.paths import BenchPaths
 
 # The checkout, or site-packages for an installed package: pyproject ships dbt_project/ and app/
@@ -39,7 +40,7 @@ def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
     if not paths.scoring_file.exists():
         return {}
     try:
-        return json.loads(paths.scoring_file.read_text(encoding="utf-8"))
+        return bounded_json.loads(paths.scoring_file.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ValueError(f"{paths.scoring_file}: not valid JSON ({exc}); fix or delete it") from exc
 

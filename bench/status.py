@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 
+from bench.errors import explain
 from warehouse.log import TORN_DIR, EventLog, ManifestCorrupt
 from warehouse.log_trust import load_verification
 from warehouse.paths import BenchPaths
@@ -80,7 +82,14 @@ def _warehouse_summary(paths: BenchPaths) -> str:
                 ]
         return f"{events} events loaded, {quarantined} quarantined"
     except duckdb.Error as exc:
-        return f"unreadable right now ({type(exc).__name__}: another bench process may be writing)"
+        return _unreadable(exc, paths.warehouse_db)
+
+
+def _unreadable(exc: BaseException, db_file: Path) -> str:
+    """Corrupt (named, with the command that replaces it), held by another process, or else."""
+    return explain(exc, db_file=db_file) or (
+        f"unreadable right now ({type(exc).__name__}: another bench process may be writing)"
+    )
 
 
 def _snapshot_summary(paths: BenchPaths) -> str:
@@ -89,13 +98,16 @@ def _snapshot_summary(paths: BenchPaths) -> str:
     published = datetime.fromtimestamp(paths.serve_db.stat().st_mtime, UTC).isoformat(
         timespec="seconds"
     )
-    with duckdb.connect(str(paths.serve_db), read_only=True) as con:
-        marts = con.execute(
-            "select count(*) from information_schema.tables where table_schema = 'marts'"
-        ).fetchone()[0]
-        runs = 0
-        if con.execute(
-            "select count(*) from information_schema.tables where table_schema='marts' and table_name='dim_runs'"
-        ).fetchone()[0]:
-            runs = con.execute("select count(*) from marts.dim_runs").fetchone()[0]
+    try:
+        with duckdb.connect(str(paths.serve_db), read_only=True) as con:
+            marts = con.execute(
+                "select count(*) from information_schema.tables where table_schema = 'marts'"
+            ).fetchone()[0]
+            runs = 0
+            if con.execute(
+                "select count(*) from information_schema.tables where table_schema='marts' and table_name='dim_runs'"
+            ).fetchone()[0]:
+                runs = con.execute("select count(*) from marts.dim_runs").fetchone()[0]
+    except duckdb.Error as exc:
+        return _unreadable(exc, paths.serve_db)
     return f"{paths.serve_db} published {published}, {marts} marts, {runs} runs"

@@ -15,7 +15,9 @@ drift, and upstream has a schema-changing PR). Where the bytes come from, in ord
 A row is `{"id", "problem", "answer", "domain"}`; `answer` is the rubric as a JSON *string*
 (double-encoded; a user's file may give the object itself). Rubric
 `{id, sections: [{id, title, criteria: [{id, weight, requirement}]}]}`; key order is never
-relied on. A bad row raises `RubricFormatError` naming the file, line and field.
+relied on. Texts hold no NUL byte and stay under `collectors.user_text.MAX_TEXT_BYTES`; a
+rubric needs at least one positive criterion. A bad row raises `RubricFormatError` naming the
+file, line and field, before any event is written.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 
 from collectors.draco.model import Criterion, RubricTask, RubricTaskSet
 from collectors.pinned import PinError
+from collectors.user_text import text_problem
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import (
     MAX_RUBRIC_WEIGHT,
@@ -226,6 +230,9 @@ class _Row:
         value = obj[key]
         if not isinstance(value, str) or not value.strip():
             raise self.error(f"{field}{key}", f"expected non-empty text, got {_kind(value)}")
+        problem = text_problem(value)
+        if problem is not None:
+            raise self.error(f"{field}{key}", problem)
         return value
 
     def items(self, obj: dict[str, Any], key: str, field: str) -> list[Any]:
@@ -256,7 +263,7 @@ def parse_rubric_jsonl(data: bytes, source: Path | str) -> tuple[RubricTask, ...
             continue  # blank, or a comment (bench init's template explains the fields)
         row = _Row(source, line_number)
         try:
-            record = json.loads(line)
+            record = bounded_json.loads(line)
         except json.JSONDecodeError as exc:
             raise RubricFormatError(
                 f"{source}: line {line_number}: not valid JSON ({exc.msg}, column {exc.colno})"
@@ -284,7 +291,7 @@ def _parse_task(row: _Row, record: Any, *, position: int) -> RubricTask:
     answer = record["answer"]
     if isinstance(answer, str):  # DRACO's double encoding: the rubric is a JSON string
         try:
-            answer = json.loads(answer)
+            answer = bounded_json.loads(answer)
         except json.JSONDecodeError as exc:
             raise row.error(
                 "answer", f"not a JSON-encoded rubric ({exc.msg}, column {exc.colno})"
@@ -327,6 +334,14 @@ def _parse_task(row: _Row, record: Any, *, position: int) -> RubricTask:
                     requirement=row.text(criterion, "requirement", at),
                 )
             )
+    if all(criterion.weight < 0 for criterion in criteria):
+        # DRACO scores max(0, raw / P) with P the positive weights' sum: with P = 0 every
+        # response scores 0, whatever it says (methodology §1.3; no DRACO task is like this).
+        raise row.error(
+            "answer.sections[].criteria[].weight",
+            f"all {len(criteria)} criteria are penalties (negative weights): the task could "
+            "only ever score 0; give it at least one positive criterion",
+        )
     return RubricTask(
         item_id=item_id,
         position=position,

@@ -21,6 +21,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
@@ -113,7 +114,7 @@ def read_ground_truth(path: Path) -> tuple[bytes, dict[str, dict[str, str | None
             f"and {HTML_DIR}/<id>{HTML_SUFFIX}"
         ) from None
     try:
-        document = json.loads(data.decode("utf-8"))
+        document = bounded_json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise CorpusError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -30,6 +30,7 @@ from collectors.extraction.run_state import (
     read_run_state,
 )
 from collectors.runs.one_shot import closed_run_events
+from warehouse import bounded_json
 from warehouse.canonical import canonical_sha256, sha256_hex
 from warehouse.events import (
     ExtractionCompleted,
@@ -69,9 +70,7 @@ def parse_predictions(
     except FileNotFoundError:
         raise PredictionsError(f"{path}: not found") from None
     try:
-        document = json.loads(data.decode("utf-8"))
-    except RecursionError:
-        raise PredictionsError(f"{path}: JSON nested too deeply to be a predictions file") from None
+        document = bounded_json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise PredictionsError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from collectors.draco.model import Criterion, RubricTask
 from collectors.draco.normalize import normalize_report
 from collectors.imports.source_file import SourceFile, kind, number_or_none
+from warehouse import bounded_json
 from warehouse.events import ImportedItemFigure, ReportCitation
 
 Format = Literal["valyu", "nimble", "csv"]
@@ -91,7 +92,9 @@ def parse_draco_results(
     if fmt == "valyu":
         # A grading file is one JSON object with `results`; an inference file is JSONL.
         try:
-            document = json.loads(source.text())
+            document = bounded_json.loads(source.text())
+        except bounded_json.JsonTooDeep as exc:  # not a sign of JSONL: refuse it here
+            raise source.error(f"line {exc.lineno}", exc.msg) from None
         except json.JSONDecodeError:
             document = None
         if isinstance(document, dict) and "results" in document:

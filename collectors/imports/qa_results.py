@@ -42,6 +42,7 @@ from collectors.imports.draco_results import ImportSummary, imported_judge_id
 from collectors.imports.source_file import ImportFormatError, SourceFile, kind, read_source
 from collectors.qa.dataset import QaDataset, QaQuestion
 from collectors.runs.one_shot import closed_run_events, has_finished
+from warehouse import bounded_json
 from warehouse.canonical import canonical_json, canonical_sha256
 from warehouse.events import (
     IMPORTED_REGIME_LABEL,
@@ -117,7 +118,7 @@ def _nimble_chunks(value: str | None, source: SourceFile, where: str) -> list[Ch
     if not value:
         return []
     try:
-        items = json.loads(value)
+        items = bounded_json.loads(value)
     except json.JSONDecodeError as exc:
         raise source.error(where, f"not valid JSON ({exc.msg})") from None
     if not isinstance(items, list):

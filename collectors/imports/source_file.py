@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 
 
@@ -38,7 +39,7 @@ class SourceFile:
 
     def json(self) -> Any:
         try:
-            return json.loads(self.text())
+            return bounded_json.loads(self.text())
         except json.JSONDecodeError as exc:
             raise ImportFormatError(
                 f"{self.path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -51,7 +52,7 @@ class SourceFile:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = bounded_json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(
                     f"{self.path}: line {number}: not valid JSON ({exc.msg}, column {exc.colno})"

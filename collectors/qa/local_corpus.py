@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from collectors.extraction.corpus import Corpus, load_corpus
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
@@ -107,7 +108,7 @@ def from_documents_jsonl(path: Path, max_chars: int = PASSAGE_MAX_CHARS) -> Pass
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
+            doc = bounded_json.loads(line)
         except json.JSONDecodeError as exc:
             raise LocalCorpusError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
         if not isinstance(doc, dict):

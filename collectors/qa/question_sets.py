@@ -4,10 +4,12 @@ A question set is a CSV (header row) or JSONL file (one object per line) with
 
     question      required, non-empty text
     gold_answer   required, non-empty text (stripped)
-    gold_urls     optional: a list of strings (JSONL) or URLs separated by newlines/spaces
+    gold_urls     optional: a list of strings (JSONL) or URLs separated by newlines/spaces;
+                  each an absolute http(s) URL
     topic         optional text (or `vertical`: the vertical benchmark's question set)
 
-Lines starting with `#` are comments. Anything else is refused with the file, line and field
+Lines starting with `#` are comments. Text holds no NUL byte and no field is over
+`collectors.user_text.MAX_TEXT_BYTES`. Anything else is refused with the file, line and field
 named, before any event is written.
 The set is pinned like a dataset: its `DatasetRef` carries the sha256 of the file's bytes, so
 an edited file is a different dataset (and a different run).
@@ -23,6 +25,8 @@ from typing import Any
 
 from collectors.qa import simpleqa
 from collectors.qa.dataset import DatasetError, QaDataset, QaQuestion, question_item_id
+from collectors.user_text import text_problem, url_problem
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
@@ -126,7 +130,7 @@ def _jsonl_records(text: str, path: Path):
         if not line.strip() or line.lstrip().startswith("#"):
             continue  # blank, or a comment (bench init's templates explain the fields)
         try:
-            record = json.loads(line)
+            record = bounded_json.loads(line)
         except json.JSONDecodeError as exc:
             raise DatasetError(
                 f"{path}: line {line_no}: not valid JSON ({exc.msg} at column {exc.colno})"
@@ -166,6 +170,9 @@ def _text(
         raise DatasetError(
             f"{path}: line {line_no}: field {name!r} must be text, got {type(value).__name__}"
         )
+    problem = text_problem(value)
+    if problem is not None:
+        raise DatasetError(f"{path}: line {line_no}: field {name!r} {problem}")
     return value.strip()
 
 
@@ -174,13 +181,24 @@ def _urls(record: dict[str, Any], path: Path, line_no: int) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(value.split())
-    if isinstance(value, list) and all(isinstance(url, str) for url in value):
-        return tuple(url for url in value if url.strip())
-    raise DatasetError(
-        f"{path}: line {line_no}: field 'gold_urls' must be a list of strings or text with "
-        f"URLs separated by spaces/newlines, got {type(value).__name__}"
-    )
+        named = [("gold_urls", url) for url in value.split()]
+    elif isinstance(value, list) and all(isinstance(url, str) for url in value):
+        named = [(f"gold_urls[{i}]", url) for i, url in enumerate(value) if url.strip()]
+    else:
+        raise DatasetError(
+            f"{path}: line {line_no}: field 'gold_urls' must be a list of strings or text with "
+            f"URLs separated by spaces/newlines, got {type(value).__name__}"
+        )
+    for field, url in named:
+        problem = url_problem(url)
+        if problem is not None:
+            raise DatasetError(f"{path}: line {line_no}: field {field!r} {problem}")
+    urls = tuple(url for _field, url in named)
+    # The size limit holds for the field as a whole: it is stored in one event.
+    problem = text_problem("\n".join(urls))
+    if problem is not None:
+        raise DatasetError(f"{path}: line {line_no}: field 'gold_urls' {problem}")
+    return urls
 
 
 def _validate(records: list[tuple[int, dict[str, Any]]], path: Path) -> list[QaQuestion]:

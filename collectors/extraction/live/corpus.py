@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
@@ -55,7 +56,7 @@ def _rows(path: Path, text: str) -> list[tuple[int, dict[str, object]]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = bounded_json.loads(line)
             except json.JSONDecodeError as exc:
                 raise UrlCorpusError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
             if not isinstance(row, dict):
