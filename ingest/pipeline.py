@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from ingest.budget import WINDOW_ROWS, IngestBudget, RowWindow
 from ingest.checks import loadable_sql, quarantine_sql
+from ingest.recovery import Recovery, ingest_lock, recover
 from warehouse.canonical import sha256_hex
 from warehouse.events import parse_payload
 from warehouse.log import EventLog
@@ -78,6 +79,7 @@ class IngestResult:
     duplicates_removed: int = 0  # rows an interrupted earlier load had inserted twice
     oversized: int = 0  # of `quarantined`: events over the byte window (ingest/budget.py)
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
+    recovery: Recovery = field(default_factory=Recovery)  # what a killed ingest had left
     verification: Any = None  # the VerifyReport the caller checked the log with
 
 
@@ -593,19 +595,21 @@ def ingest_log(
     result = IngestResult()
     budget = budget or IngestBudget.from_env()
     skip = frozenset(skip_segments) | frozenset(purge_segments)
-    pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
-    # A load killed after dlt's staging copy committed but before the job was marked done
-    # copies that job again when the package resumes, and insert-only merge does not dedupe
-    # within staging: the same ids land twice. Repair what an interrupted load left, then
-    # load, then check again (the resumed package may be this run's).
-    result.duplicates_removed = _dedupe_events(warehouse_db)
-    pipeline.run(
-        events_source(log, result, full=full, skip=skip, budget=budget),
-        loader_file_format="parquet",
-    )
-    result.duplicates_removed += _dedupe_events(warehouse_db)
-    if purge_segments:
-        result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
+    with ingest_lock(Path(pipelines_dir)):
+        pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
+        # Whatever a killed ingest left pending is discarded and its lines read again
+        # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the
+        # job was marked done may have merged ids twice (insert-only merge does not dedupe
+        # within staging): repair that before loading, and after (in case it was this load).
+        result.recovery = recover(pipeline)
+        result.duplicates_removed = _dedupe_events(warehouse_db)
+        pipeline.run(
+            events_source(log, result, full=full, skip=skip, budget=budget),
+            loader_file_format="parquet",
+        )
+        result.duplicates_removed += _dedupe_events(warehouse_db)
+        if purge_segments:
+            result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
     return result
 
 
