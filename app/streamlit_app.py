@@ -15,6 +15,7 @@ PAGES = [
     # title suggests, and what links use) gets a hidden alias of the same script.
     st.Page("app_pages/overview.py", title="Overview", url_path="home", default=True),
     st.Page("app_pages/overview.py", title="Overview", url_path="overview", visibility="hidden"),
+    st.Page("app_pages/scorecard.py", title="Scorecard: who wins", url_path="scorecard"),
     st.Page(
         "app_pages/extraction_leaderboard.py",
         title="Extraction leaderboard",

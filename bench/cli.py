@@ -168,6 +168,15 @@ def _register_trust() -> None:
 _register_trust()
 
 
+def _register_scorecard() -> None:
+    from bench import scorecard_cli
+
+    scorecard_cli.register(app, _paths)
+
+
+_register_scorecard()
+
+
 def _register_imports() -> None:
     from bench import import_cli
 

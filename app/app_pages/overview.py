@@ -45,6 +45,7 @@ st.dataframe(
 
 st.subheader("Where to go")
 present = set(families["family"])
+st.page_link("app_pages/scorecard.py", label="Scorecard: who wins each family, at a glance")
 st.page_link("app_pages/runs.py", label="Runs: spec, provenance and failures, every family")
 if "extraction" in present or not present:
     st.page_link("app_pages/extraction_leaderboard.py", label="Extraction leaderboard")

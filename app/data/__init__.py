@@ -22,3 +22,4 @@ from app.data.extraction import *  # noqa: F403
 from app.data.imports import *  # noqa: F403
 from app.data.qa import *  # noqa: F403
 from app.data.runs import *  # noqa: F403
+from app.data.scorecard import *  # noqa: F403
