@@ -1,16 +1,26 @@
 """The warehouse at real size: ingest, build, incremental build, rescore and a bare-query reference.
 
-    python benchmarks/scale.py --verdicts 10000 [--verdicts 100000 ...] [--keep DIR] [--demo]
+    python benchmarks/scale.py --verdicts 10000 [--verdicts 100000 ...] [--inline-bodies]
+                               [--keep DIR] [--demo]
 
 For each N it writes a DRACO-shaped log through the project's own event models and LogWriter
 (real DRACO tasks and criteria, 9 systems x tasks x criteria x 3 samples per run, as many runs as
-N needs), plus the demo's extraction run and QA run beside it (the real offline runners), then
-times, each `bench` command in its own process under /usr/bin/time (peak RSS = max over the
-process and its children, i.e. dbt):
+N needs), as heavy as a real run: 8-20 kB reports (seeded) normalised by the real normaliser,
+each with the research provider calls behind it (the submit, and the vendor's raw response
+holding the report), and judge LLM call records as the real judge writes them (`JudgeCalls`:
+the request references the report stored once in report_normalized, warehouse/bodies.py;
+checked against the real LlmJudge over the Anthropic SDK before anything is written). With
+`--inline-bodies` each N is also measured in the shape before references (every verdict's
+request holds the whole report). The demo's extraction run and QA run go beside it (the real
+offline runners). Then it times, each `bench` command in its own process under /usr/bin/time
+(peak RSS = max over the process and its children, i.e. dbt):
 
-  ingest, full build, +1,000 events (a rejudge) ingest and build, rescore with a DRACO penalty
-  floor, rescore with extraction weights, and the reference: one bare DuckDB query computing the
-  same per-item clamped DRACO score and per-system mean from typed verdict rows.
+  ingest, full build, publish, +1,000 events (a rejudge) ingest, build and publish, rescore with
+  a DRACO penalty floor, rescore with extraction weights, and the reference: one bare DuckDB
+  query computing the same per-item clamped DRACO score and per-system mean from typed verdict
+  rows; and the bytes on disk per part (log, warehouse.duckdb, the serving snapshot, dlt's
+  directory) after the full build and after the +1,000 build, with the warehouse's free blocks
+  and what an explicit CHECKPOINT does to them.
 
 Targets (issue #8) at 1M: build <= 90 s, build after +1,000 events <= 15 s, rescore <= 10x the
 bare query, peak RSS <= 4 GB.
@@ -56,35 +66,337 @@ WEIGHTS = "completeness=0.5,success=0.2,f1=0.2,latency=0.05,throughput=0.05"
 
 # --- generation ------------------------------------------------------------------------------
 
+REPORT_CHARS = (8_000, 20_000)  # a DRACO report as research systems write them (seeded size)
+FAKE_KEY = "sk-ant-scale-bench-0000"  # planted so the backend starts; redacted from every record
+JUDGE_MODEL = "claude-scale"
+_WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "is",
+    "that",
+    "for",
+    "on",
+    "with",
+    "as",
+    "by",
+    "from",
+    "at",
+    "this",
+    "which",
+    "are",
+    "be",
+    "or",
+    "was",
+    "an",
+    "it",
+    "not",
+    "treatment",
+    "effect",
+    "estimator",
+    "trends",
+    "parallel",
+    "assumption",
+    "cohort",
+    "adoption",
+    "staggered",
+    "analysis",
+    "study",
+    "sample",
+    "data",
+    "evidence",
+    "report",
+    "source",
+    "survey",
+    "results",
+    "model",
+    "policy",
+    "market",
+    "health",
+    "labour",
+    "income",
+    "rates",
+    "growth",
+    "risk",
+    "share",
+    "average",
+    "variance",
+    "bias",
+    "robust",
+    "panel",
+    "period",
+    "outcome",
+    "measured",
+    "significant",
+    "estimate",
+    "regression",
+    "control",
+    "group",
+    "county",
+    "state",
+    "federal",
+    "program",
+    "increase",
+    "decline",
+    "percent",
+    "between",
+    "during",
+    "after",
+    "before",
+    "across",
+    "compared",
+    "relative",
+    "higher",
+    "lower",
+    "first",
+    "second",
+]
 
-def _verdict_payloads(run_index, lane, task, report_id, judge_id, samples, rng, skill):
-    from warehouse.events import JudgeVerdict, LlmCallRecord
+
+def report_text(rng: random.Random, lane: str, task) -> tuple[str, list]:
+    """A research report of 8-20 kB (seeded): a summary, sections citing [n], and its own
+    Sources list, the shape the normaliser strips and re-renders."""
+    from warehouse.events import ReportCitation
+
+    size = rng.randrange(*REPORT_CHARS)
+    n_sources = rng.randrange(5, 25)
+    citations = [
+        ReportCitation(
+            url=f"https://source{rng.randrange(10**6)}.example.org/{task.item_id}/{n}",
+            title=f"Source {n}: " + " ".join(rng.choices(_WORDS, k=6)),
+        )
+        for n in range(1, n_sources + 1)
+    ]
+    parts = [f"# Report by {lane}\n\n## Summary\n\n"]
+    total = len(parts[0])
+    section = 0
+    while total < size:
+        if rng.random() < 0.08:
+            section += 1
+            piece = f"\n\n## Section {section}: {' '.join(rng.choices(_WORDS, k=4))}\n\n"
+        else:
+            words = rng.choices(_WORDS, k=rng.randrange(12, 30))
+            piece = (
+                " ".join(words).capitalize()
+                + f" ({rng.randrange(1, 99)}.{rng.randrange(10)}%) [{rng.randrange(1, n_sources + 1)}]. "
+            )
+        parts.append(piece)
+        total += len(piece)
+    sources = "\n".join(f"[{n}] {c.title} \u2014 {c.url}" for n, c in enumerate(citations, 1))
+    return "".join(parts) + "\n\n## Sources\n\n" + sources + "\n", citations
+
+
+class JudgeCalls:
+    """Judge LLM call records as the real judge writes them: `LlmJudge` over `AnthropicBackend`,
+    whose SDK is answered in process (httpx2.MockTransport, no network).
+
+    A million SDK calls take ~1.5 ms each here, so the records are made the way the backend
+    makes them (the judge's own `render`, the body the SDK sends, `warehouse.bodies` references)
+    and `check()` holds them equal to what the real judge path records for the same answers
+    before any is written. `inline=True`: each request holds the whole report, as before
+    references (the body parsed, no body_sha256 / body_refs)."""
+
+    def __init__(self, *, inline: bool, model: str = JUDGE_MODEL):
+        import httpx2
+
+        from collectors.draco.judge import LlmJudge
+        from collectors.llm.anthropic_backend import AnthropicBackend
+
+        os.environ.setdefault("ANTHROPIC_API_KEY", FAKE_KEY)
+        self.inline = inline
+        self.model = model
+        self._answers: list[tuple[str, str, int, int]] = []
+        self.backend = AnthropicBackend(
+            max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(self._answer))
+        )
+        self.judge = LlmJudge(
+            self.backend, model=model, temperature=1.0, max_tokens=1024, samples=SAMPLES
+        )
+        self._headers: dict[str, str] | None = None
+
+    # The vendor's side: an Anthropic Messages response (docs.anthropic.com/en/api/messages).
+    def response_body(self, completion: str, request_id: str, tokens: tuple[int, int]) -> str:
+        return json.dumps(
+            {
+                "id": f"msg_{request_id}",
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": [{"type": "text", "text": completion}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1]},
+            }
+        )
+
+    def _answer(self, request):
+        import httpx2
+
+        completion, request_id, tokens_in, tokens_out = self._answers.pop(0)
+        body = self.response_body(completion, request_id, (tokens_in, tokens_out))
+        return httpx2.Response(
+            200,
+            content=body.encode(),
+            headers={"content-type": "application/json", "request-id": f"req_{request_id}"},
+        )
+
+    def _sent(self, messages: list[dict[str, str]]) -> bytes:
+        body = {
+            "max_tokens": self.judge.max_tokens,
+            "messages": messages,
+            "model": self.model,
+            "temperature": self.judge.temperature,
+        }
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def request(self, messages: list[dict[str, str]], report: str):
+        """The RecordedRequest the backend records for these messages (headers: the real
+        path's, once `check()` ran)."""
+        from warehouse.bodies import reference_texts
+        from warehouse.canonical import sha256_hex
+        from warehouse.events import RecordedRequest
+
+        sent = self._sent(messages)
+        headers = {**(self._headers or {}), "content-length": str(len(sent))}
+        url = f"{self.backend.base_url}/v1/messages"
+        text = sent.decode()
+        referenced = None if self.inline else reference_texts(text, (report,))
+        if referenced is None:
+            return RecordedRequest(method="POST", url=url, headers=headers, body=json.loads(text))
+        stored, refs = referenced
+        return RecordedRequest(
+            method="POST",
+            url=url,
+            headers=headers,
+            body=stored,
+            body_sha256=sha256_hex(sent),
+            body_refs=refs,
+        )
+
+    def record(self, request, completion: str, request_id: str, tokens: tuple[int, int], latency):
+        from warehouse.events import LlmCallRecord
+
+        return LlmCallRecord(
+            provider="anthropic",
+            model=self.model,
+            base_url=self.backend.base_url,
+            temperature=self.judge.temperature,
+            max_tokens=self.judge.max_tokens,
+            prompt_id=self.judge.prompt_id,
+            prompt_sha256=self.judge.prompt_sha256,
+            raw_completion=completion,
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+            vendor_request_id=f"req_{request_id}",
+            latency_ms=latency,
+            request=request,
+            raw_body=self.response_body(completion, request_id, tokens),
+        )
+
+    def first_messages(self, task, criterion, report: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": self.judge.render(task, criterion, report)}]
+
+    def reask_messages(self, first: list[dict[str, str]], completion: str):
+        return [
+            *first,
+            {"role": "assistant", "content": completion},
+            {"role": "user", "content": self.judge.prompt.section("reask")},
+        ]
+
+    def check(self, task, report: str) -> None:
+        """Run the real judge on a few criteria of `task` (a parsed sample and an unparsed one
+        with its re-ask) and refuse to generate when a made record differs from the real one
+        in anything but the measured latency."""
+        from collectors.draco.judge import parse_verdict
+
+        answers = [
+            ('{"verdict": "MET", "justification": "The report states it."}', "check-1", (4100, 31)),
+            ("I cannot decide", "check-2", (4200, 5)),
+            ("Still undecided", "check-3", (4300, 4)),
+        ]
+        self._answers = [(c, r, *t) for c, r, t in answers]
+        parsed = self.judge.judge(task, task.criteria[0], report, sample=1)
+        unparsed = self.judge.judge(task, task.criteria[1], report, sample=1)
+        assert parsed.outcome == "parsed" and unparsed.outcome == "unparsed"
+        assert parse_verdict(answers[1][0]) is None
+        self._headers = dict(parsed.llm.request.headers)
+        first = self.first_messages(task, task.criteria[1], report)
+        made = [
+            self.record(
+                self.request(self.first_messages(task, task.criteria[0], report), report),
+                *answers[0],
+                parsed.llm.latency_ms,
+            ),
+            self.record(self.request(first, report), *answers[1], unparsed.calls[0].latency_ms),
+            self.record(
+                self.request(self.reask_messages(first, answers[1][0]), report),
+                *answers[2],
+                unparsed.calls[1].latency_ms,
+            ),
+        ]
+        real = [parsed.llm, *unparsed.calls]
+        for mine, theirs in zip(made, real, strict=True):
+            theirs_json = theirs.model_dump(mode="json")
+            if self.inline:  # the real path references the report; inline is its expansion
+                from warehouse.bodies import expand_body
+
+                request = theirs_json["request"]
+                theirs_json["request"] = {
+                    **{k: request[k] for k in ("method", "url", "headers")},
+                    "body": json.loads(expand_body(request, [report])),
+                }
+            if mine.model_dump(mode="json") != theirs_json:
+                raise SystemExit(
+                    "benchmarks/scale.py: the judge records it makes differ from the real "
+                    f"judge's:\nmade {mine.model_dump(mode='json')}\nreal {theirs_json}"
+                )
+
+
+def _verdict_payloads(
+    calls: JudgeCalls, lane, task, report_id, report, judge_id, samples, rng, skill
+):
+    """Every criterion x sample verdict of one report, with the judge's LLM call records: one
+    request per criterion (the samples send the same prompt), a re-ask for an unparsed sample."""
+    from warehouse.events import JudgeVerdict
 
     for criterion in task.criteria:
         negative = criterion.weight < 0
+        first = calls.first_messages(task, criterion, report)
+        request = calls.request(first, report)
         for sample in range(1, samples + 1):
             roll = rng.random()
+            request_id = f"{report_id[:8]}-{criterion.criterion_id}-{judge_id[-6:]}-{sample}"
+            tokens = (len(first[0]["content"]) // 4 + rng.randrange(50), 30 + rng.randrange(60))
+            llm, earlier, justification = None, [], None
             if roll < 0.03:
                 outcome, verdict, met = "failed", None, negative
             elif roll < 0.06:
                 outcome, verdict, met = "unparsed", None, negative
+                undecided = "I cannot decide without reading the sources."
+                earlier = [
+                    calls.record(request, undecided, request_id, tokens, rng.uniform(400, 4000))
+                ]
+                llm = calls.record(
+                    calls.request(calls.reask_messages(first, undecided), report),
+                    "Still undecided.",
+                    request_id + "-reask",
+                    (tokens[0] + 40, 5),
+                    round(rng.uniform(400, 4000), 3),
+                )
             else:
                 met = rng.random() < (0.2 * (1.2 - skill) if negative else skill)
                 outcome, verdict = "parsed", ("MET" if met else "UNMET")
-            llm = None
-            if outcome != "failed":
-                llm = LlmCallRecord(
-                    provider="anthropic",
-                    model="claude-scale",
-                    temperature=1.0,
-                    prompt_id="draco-criterion",
-                    prompt_sha256="b" * 64,
-                    raw_completion=f"{verdict or 'I cannot decide'}: the report "
-                    + ("covers" if met else "does not cover")
-                    + " the requirement.",
-                    input_tokens=1200 + rng.randrange(800),
-                    output_tokens=30 + rng.randrange(40),
-                    latency_ms=round(rng.uniform(400, 4000), 3),
+                justification = (
+                    f"The report {'states' if met else 'does not state'} "
+                    + " ".join(rng.choices(_WORDS, k=rng.randrange(10, 30)))
+                    + "."
+                )
+                completion = json.dumps({"verdict": verdict, "justification": justification})
+                llm = calls.record(
+                    request, completion, request_id, tokens, round(rng.uniform(400, 4000), 3)
                 )
             yield JudgeVerdict(
                 lane=lane,
@@ -98,16 +410,18 @@ def _verdict_payloads(run_index, lane, task, report_id, judge_id, samples, rng, 
                 outcome=outcome,
                 verdict=verdict,
                 met=met,
-                justification="because" if outcome == "parsed" else None,
+                justification=justification,
                 reasks=1 if outcome == "unparsed" else 0,
                 error_class="timeout" if outcome == "failed" else None,
                 error_message="judge timed out" if outcome == "failed" else None,
                 source_event_id=report_id,
                 llm=llm,
+                earlier_calls=earlier,
             )
 
 
 def _regime(judge_id: str, model: str, samples: int, official: bool):
+    from collectors.draco.normalize import NORMALIZER_VERSION
     from warehouse.events import JudgeRegimeRegistered, SystemRef
 
     return JudgeRegimeRegistered(
@@ -119,25 +433,105 @@ def _regime(judge_id: str, model: str, samples: int, official: bool):
         prompt_id="draco-criterion",
         prompt_sha256="b" * 64,
         samples=samples,
-        normalizer_version="1",
+        normalizer_version=NORMALIZER_VERSION,
     )
 
 
-def generate_draco(home: Path, n_verdicts: int) -> dict:
+def _research_calls(rng, lane, task, run_id, index, raw_output, citations, instruction):
+    """The provider calls behind one report, as a research lane records them: the submit (the
+    instruction and problem sent) and the result (the vendor's raw JSON, the report inside)."""
+    from warehouse.events import CallTimings, ProviderCallCompleted, RecordedRequest
+
+    provider = lane.split("_")[0]
+    base = f"https://api.{provider}.example/v1/research"
+    vendor_run = f"{run_id}-{lane}-{index}"
+    headers = {
+        "accept": "application/json",
+        "accept-encoding": "gzip, deflate, br",
+        "connection": "keep-alive",
+        "content-type": "application/json",
+        "host": f"api.{provider}.example",
+        "user-agent": "python-httpx/0.28.1",
+        "authorization": "[REDACTED]",
+    }
+    query = instruction.render(problem=task.problem)
+
+    def timings():
+        round_trip = rng.uniform(80, 900)
+        return CallTimings(
+            queue_wait_ms=rng.uniform(0, 5), round_trip_ms=round_trip, whole_call_ms=round_trip + 2
+        )
+
+    submit_body = {"query": query, "effort": "high"}
+    submit = ProviderCallCompleted(
+        lane=lane,
+        provider=provider,
+        stage="research:submit",
+        item_id=task.item_id,
+        attempt=1,
+        request=RecordedRequest(
+            method="POST",
+            url=base,
+            headers={**headers, "content-length": str(len(json.dumps(submit_body)))},
+            body=submit_body,
+        ),
+        status_code=200,
+        response_headers={"content-type": "application/json", "x-request-id": vendor_run},
+        raw_body=json.dumps({"id": vendor_run, "status": "queued"}),
+        vendor_request_id=vendor_run,
+        timings=timings(),
+        http_attempts=1,
+        concurrency=8,
+        rate_per_s=2.0,
+    )
+    raw = json.dumps(
+        {
+            "id": vendor_run,
+            "status": "completed",
+            "output": {
+                "text": raw_output,
+                "citations": [c.model_dump(mode="json") for c in citations],
+            },
+            "usage": {
+                "input_tokens": rng.randrange(1000, 9000),
+                "output_tokens": len(raw_output) // 4,
+            },
+        }
+    )
+    result = ProviderCallCompleted(
+        lane=lane,
+        provider=provider,
+        stage="research:result",
+        item_id=task.item_id,
+        attempt=1,
+        request=RecordedRequest(method="GET", url=f"{base}/{vendor_run}", headers=headers),
+        status_code=200,
+        response_headers={
+            "content-type": "application/json",
+            "content-length": str(len(raw.encode())),
+            "x-request-id": f"{vendor_run}-result",
+        },
+        raw_body=raw,
+        vendor_request_id=f"{vendor_run}-result",
+        timings=timings(),
+        http_attempts=1,
+        concurrency=8,
+        rate_per_s=2.0,
+    )
+    return submit, result
+
+
+def generate_draco(home: Path, n_verdicts: int, *, inline: bool = False) -> dict:
     """DRACO runs through LogWriter until about `n_verdicts` judge_verdict events are written."""
     from collectors.draco.dataset import dataset_ref, load_draco, registration_payloads
-    from warehouse.events import (
-        ReportNormalized,
-        ResearchCompleted,
-        RunFinished,
-        RunStarted,
-        SystemRef,
-        make_event,
-    )
+    from collectors.draco.normalize import NORMALIZER
+    from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
+    from warehouse.events import ResearchCompleted, RunFinished, RunStarted, SystemRef, make_event
     from warehouse.log import EventLog
     from warehouse.provenance import producer_for
 
     task_set = load_draco(DRACO_JSONL)
+    instruction = load_prompt(RESEARCH_INSTRUCTION_ID)
     per_task = [len(t.criteria) * len(SYSTEMS) * SAMPLES for t in task_set.tasks]
     per_run = sum(per_task)
     runs = max(1, math.ceil(n_verdicts / per_run))
@@ -145,6 +539,8 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
     log = EventLog(home / "log")
     written = 0
     rng = random.Random(0)
+    calls = JudgeCalls(inline=inline)
+    checked = False
     started = time.perf_counter()
     with log.writer() as writer:
         for run_index in range(runs):
@@ -161,7 +557,7 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
             def emit(payload, run_id=run_id, batch=batch):
                 event = make_event(payload, run_id=run_id, producer=producer)
                 batch.append(event)
-                if len(batch) >= 5000:
+                if len(batch) >= 2000:  # inline-shape verdicts are ~20 kB each
                     writer.append(batch)
                     batch.clear()
                 return event
@@ -178,10 +574,14 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
             )
             for payload in registration_payloads(task_set, tuple(tasks)):
                 emit(payload)
-            emit(_regime(JUDGE, "claude-scale", SAMPLES, True))
+            emit(_regime(JUDGE, JUDGE_MODEL, SAMPLES, True))
             for index, task in enumerate(tasks):
                 for skill_rank, lane in enumerate(SYSTEMS):
-                    text = f"Report by {lane} on {task.item_id}: " + task.problem[:1500]
+                    raw_output, citations = report_text(rng, lane, task)
+                    submit, result = _research_calls(
+                        rng, lane, task, run_id, index, raw_output, citations, instruction
+                    )
+                    sources = [emit(submit).event_id, emit(result).event_id]
                     completed = emit(
                         ResearchCompleted(
                             lane=lane,
@@ -189,9 +589,9 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
                             item_id=task.item_id,
                             attempt=1,
                             vendor_run_id=f"{run_id}-{lane}-{index}",
-                            raw_output=text,
-                            raw_citations=[{"url": f"https://example.test/{index}"}],
-                            instruction_sha256="a" * 64,
+                            raw_output=raw_output,
+                            raw_citations=citations,
+                            instruction_sha256=instruction.sha256,
                             submitted_at="2026-11-30T12:00:00.000000Z",
                             finished_at="2026-11-30T12:05:00.000000Z",
                             queue_ms=rng.uniform(0, 2000),
@@ -199,24 +599,27 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
                             poll_interval_s=5.0,
                             polls=rng.randrange(5, 100),
                             usage={"tokens": rng.randrange(1000, 9000)},
+                            source_event_ids=sources,
                         )
                     )
-                    report = emit(
-                        ReportNormalized(
-                            lane=lane,
-                            item_id=task.item_id,
-                            attempt=1,
-                            normalizer_version="1",
-                            source_event_id=completed.event_id,
-                            raw_output_sha256=hashlib.sha256(text.encode()).hexdigest(),
-                            stripped_bibliography=False,
-                            bibliography=[{"number": 1, "url": f"https://example.test/{index}"}],
-                            judged_text=text,
-                        )
+                    normalized = NORMALIZER(
+                        lane, task.item_id, 1, completed.event_id, raw_output, citations
                     )
+                    report = emit(normalized)
+                    if not checked:
+                        calls.check(task, normalized.judged_text)
+                        checked = True
                     skill = 0.35 + 0.05 * skill_rank
                     for verdict in _verdict_payloads(
-                        run_index, lane, task, report.event_id, JUDGE, SAMPLES, rng, skill
+                        calls,
+                        lane,
+                        task,
+                        report.event_id,
+                        normalized.judged_text,
+                        JUDGE,
+                        SAMPLES,
+                        rng,
+                        skill,
                     ):
                         emit(verdict)
                         written += 1
@@ -237,7 +640,7 @@ def generate_draco(home: Path, n_verdicts: int) -> dict:
     }
 
 
-def append_rejudge(home: Path, n_events: int = APPENDED) -> int:
+def append_rejudge(home: Path, n_events: int = APPENDED, *, inline: bool = False) -> int:
     """`n_events` new verdicts on the first run: a second judge regime reaching a few reports."""
     import duckdb
 
@@ -250,22 +653,28 @@ def append_rejudge(home: Path, n_events: int = APPENDED) -> int:
     producer = producer_for({"benchmark": "scale"})
     run_id = "scale-draco-run-00"
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        reports = dict(
-            con.execute(
-                "select payload->>'lane' || '/' || (payload->>'item_id'), event_id from raw.events "
+        reports = {
+            key: (event_id, text)
+            for key, event_id, text in con.execute(
+                "select payload->>'lane' || '/' || (payload->>'item_id'), event_id, "
+                "payload->>'judged_text' from raw.events "
                 "where event_type = 'report_normalized' and run_id = ?",
                 [run_id],
             ).fetchall()
-        )
+        }
     events = [
         make_event(_regime(REJUDGE, "gemini-scale", 1, False), run_id=run_id, producer=producer)
     ]
     rng = random.Random(1)
     by_id = {t.item_id: t for t in task_set.tasks}
+    calls = JudgeCalls(inline=inline, model="gemini-scale")
     for key in sorted(reports):
         lane, item_id = key.split("/", 1)
+        report_id, text = reports[key]
+        if calls._headers is None:
+            calls.check(by_id[item_id], text)
         for verdict in _verdict_payloads(
-            0, lane, by_id[item_id], reports[key], REJUDGE, 1, rng, 0.5
+            calls, lane, by_id[item_id], report_id, text, REJUDGE, 1, rng, 0.5
         ):
             if len(events) >= n_events:
                 break
@@ -392,17 +801,64 @@ def app_pages(home: Path) -> dict[str, float]:
     return seconds
 
 
-def measure(n_verdicts: int, root: Path) -> dict:
-    home = root / f"scale-{n_verdicts}"
+def _dir_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def part_bytes(home: Path) -> dict[str, int]:
+    """Bytes on disk per part of a home: the log, the warehouse (with its WAL), the serving
+    snapshot (serve.duckdb and its Parquet parts), dlt's pipeline directory; and the
+    warehouse's free blocks (DuckDB keeps blocks freed by a rebuilt table inside the file)."""
+    import duckdb
+
+    sizes = {
+        "log": _dir_bytes(home / "log"),
+        "warehouse": _dir_bytes(home / "warehouse.duckdb")
+        + _dir_bytes(home / "warehouse.duckdb.wal"),
+        "snapshot": _dir_bytes(home / "serve.duckdb") + _dir_bytes(home / "serve.parts"),
+        "dlt": _dir_bytes(home / "dlt"),
+    }
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        block_size, total, free = con.execute(
+            "select block_size, total_blocks, free_blocks from pragma_database_size()"
+        ).fetchone()
+    sizes["warehouse_free"] = free * block_size
+    sizes["warehouse_blocks"] = total * block_size
+    return sizes
+
+
+def checkpoint_probe(home: Path) -> dict[str, int]:
+    """What an explicit CHECKPOINT (then a FORCE CHECKPOINT) does to the warehouse file."""
+    import duckdb
+
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute("checkpoint")
+    after = part_bytes(home)
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute("force checkpoint")
+    forced = part_bytes(home)
+    return {
+        "warehouse": after["warehouse"],
+        "warehouse_free": after["warehouse_free"],
+        "forced_warehouse": forced["warehouse"],
+        "forced_free": forced["warehouse_free"],
+    }
+
+
+def measure(n_verdicts: int, root: Path, *, inline: bool = False) -> dict:
+    home = root / f"scale-{n_verdicts}{'-inline' if inline else ''}"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     py = sys.executable
     script = str(Path(__file__).resolve())
-    figures: dict = {"verdicts_asked": n_verdicts}
+    shape = ["--inline-bodies"] if inline else []
+    figures: dict = {"verdicts_asked": n_verdicts, "shape": "inline" if inline else "referenced"}
     started = time.perf_counter()
     subprocess.run([py, script, "--internal-beside", str(home)], check=True)
     info = subprocess.run(
-        [py, script, "--internal-generate", str(home), str(n_verdicts)],
+        [py, script, "--internal-generate", str(home), str(n_verdicts), *shape],
         check=True,
         capture_output=True,
         text=True,
@@ -411,9 +867,14 @@ def measure(n_verdicts: int, root: Path) -> dict:
     figures["generate"] = (time.perf_counter() - started, 0.0, 0.0)
     figures["ingest"] = timed(home, str(BENCH), "ingest")
     figures["build"] = timed(home, str(BENCH), "build")
-    subprocess.run([py, script, "--internal-append", str(home)], check=True)
+    figures["publish"] = timed(home, str(BENCH), "publish")
+    figures["bytes_full"] = part_bytes(home)
+    subprocess.run([py, script, "--internal-append", str(home), *shape], check=True)
     figures["ingest_append"] = timed(home, str(BENCH), "ingest")
     figures["build_append"] = timed(home, str(BENCH), "build")
+    figures["publish_append"] = timed(home, str(BENCH), "publish")
+    figures["bytes_append"] = part_bytes(home)
+    figures["checkpoint"] = checkpoint_probe(home)
     figures["rescore_floor"] = timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100")
     figures["rescore_weights"] = timed(home, str(BENCH), "rescore", "--weights", WEIGHTS)
     figures["bare_query"] = bare_query(home)
@@ -421,9 +882,7 @@ def measure(n_verdicts: int, root: Path) -> dict:
         [py, script, "--internal-app", str(home)], check=True, capture_output=True, text=True
     ).stdout
     figures["app_pages"] = json.loads(pages.strip().splitlines()[-1])
-    figures["log_mb"] = (
-        sum(f.stat().st_size for f in (home / "log").rglob("*") if f.is_file()) / 2**20
-    )
+    figures["log_mb"] = _dir_bytes(home / "log") / 2**20
     figures["warehouse_mb"] = (home / "warehouse.duckdb").stat().st_size / 2**20
     return figures
 
@@ -443,8 +902,10 @@ def measure_demo(root: Path) -> dict:
 STEPS = (
     ("ingest", "bench ingest"),
     ("build", "bench build (full)"),
+    ("publish", "bench publish (after the full build)"),
     ("ingest_append", f"bench ingest (+{APPENDED:,} events)"),
     ("build_append", f"bench build (+{APPENDED:,} events)"),
+    ("publish_append", f"bench publish (+{APPENDED:,} events)"),
     ("rescore_floor", "bench rescore --draco-penalty-floor -100"),
     ("rescore_weights", "bench rescore --weights ..."),
 )
@@ -459,7 +920,7 @@ def report(results: list[dict]) -> None:
     )
     table.add_column("step")
     for r in results:
-        table.add_column(f"{r['verdicts']:,} verdicts", justify="right")
+        table.add_column(f"{r['verdicts']:,} verdicts, {r['shape']}", justify="right")
     table.add_row(
         "events in the log", *(f"{r['events']:,} ({r['log_mb']:,.0f} MB)" for r in results)
     )
@@ -477,6 +938,31 @@ def report(results: list[dict]) -> None:
         *(f"{r['rescore_floor'][0] / max(r['bare_query'][0], 1e-6):.0f}x" for r in results),
     )
     table.add_row("warehouse file", *(f"{r['warehouse_mb']:,.0f} MB" for r in results))
+    for stage, label in (("bytes_full", "after the full build"), ("bytes_append", "after +1,000")):
+        for part in ("log", "warehouse", "snapshot", "dlt"):
+            table.add_row(
+                f"bytes {label}: {part}", *(f"{r[stage][part] / 1e6:,.0f} MB" for r in results)
+            )
+        table.add_row(
+            f"bytes {label}: warehouse free blocks",
+            *(f"{r[stage]['warehouse_free'] / 1e6:,.0f} MB" for r in results),
+        )
+        table.add_row(
+            f"bytes {label}: log + warehouse + snapshot",
+            *(
+                f"{(r[stage]['log'] + r[stage]['warehouse'] + r[stage]['snapshot']) / 1e9:,.2f} GB"
+                for r in results
+            ),
+        )
+    table.add_row(
+        "warehouse after CHECKPOINT / FORCE CHECKPOINT (free blocks)",
+        *(
+            f"{r['checkpoint']['warehouse'] / 1e6:,.0f} ({r['checkpoint']['warehouse_free'] / 1e6:,.0f})"
+            f" / {r['checkpoint']['forced_warehouse'] / 1e6:,.0f} "
+            f"({r['checkpoint']['forced_free'] / 1e6:,.0f}) MB"
+            for r in results
+        ),
+    )
     table.add_row(
         "app: slowest page, first render (target <= 2 s)",
         *(
@@ -489,8 +975,9 @@ def report(results: list[dict]) -> None:
         *(f"{sorted(r['app_pages'].values())[len(r['app_pages']) // 2]:.2f} s" for r in results),
     )
     Console().print(table)
-    if len(results) > 1:
-        first, last = results[0], results[-1]
+    referenced = [r for r in results if r["shape"] == "referenced"]
+    if len(referenced) > 1:
+        first, last = referenced[0], referenced[-1]
         growth = last["verdicts"] / first["verdicts"]
         Console().print(
             f"growth {first['verdicts']:,} -> {last['verdicts']:,} verdicts (x{growth:.0f}): "
@@ -507,11 +994,12 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1].startswith("--internal-"):
         home = Path(sys.argv[2])
         os.environ["BENCH_HOME"] = str(home)
+        inline = "--inline-bodies" in sys.argv
         if sys.argv[1] == "--internal-generate":
-            info = generate_draco(home, int(sys.argv[3]))
+            info = generate_draco(home, int(sys.argv[3]), inline=inline)
             print(info["runs"], info["verdicts"], info["events"])
         elif sys.argv[1] == "--internal-append":
-            append_rejudge(home)
+            append_rejudge(home, inline=inline)
         elif sys.argv[1] == "--internal-beside":
             generate_beside(home)
         elif sys.argv[1] == "--internal-app":
@@ -523,13 +1011,24 @@ def main() -> None:
     parser.add_argument(
         "--demo", action="store_true", help="Also time `bench rescore` on the demo."
     )
+    parser.add_argument(
+        "--inline-bodies",
+        action="store_true",
+        help="Also measure each N with every judge request holding the whole report (the shape "
+        "before references), beside the shape the judge writes now.",
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
         results = []
         for n in args.verdicts:
-            results.append(measure(n, root))
-            print(results[-1], flush=True)
+            for inline in (False, True) if args.inline_bodies else (False,):
+                results.append(measure(n, root, inline=inline))
+                print(results[-1], flush=True)
+                if args.keep is None:  # an inline 1M home is tens of GB
+                    shutil.rmtree(
+                        root / f"scale-{n}{'-inline' if inline else ''}", ignore_errors=True
+                    )
         report(results)
         if args.demo:
             demo = measure_demo(root)
