@@ -1,17 +1,23 @@
 """Ingest throughput: log append vs dlt ingest vs DuckDB's own read_json, side by side.
 
     python benchmarks/ingest.py [--events 1000000] [--dbt]
+    python benchmarks/ingest.py --big-report [--report-mb 11] [--memory-limit 1GB]
 
 Each phase runs in its own subprocess so its peak memory (max RSS) is its own.
 Targets (issue #2): dlt ingest >= 50% of the read_json rate; peak memory < 2 GB.
+
+--big-report (issue #25): one research report of --report-mb judged 40 criteria x 3 samples,
+each verdict carrying a copy (tests/ingest/big_report.py), between two batches of another run;
+prints what loaded, what was quarantined and ingest's peak RSS under BENCH_INGEST_MEMORY_LIMIT.
+tests/ingest/test_oversized_events.py runs the same shape at an eighth of the size and limit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -149,18 +155,57 @@ def phase(name: str, root: Path) -> None:
             )
     elif name == "generate":
         generate(root, int(sys.argv[4]))
+    elif name == "generate-big-report":
+        from tests.ingest.big_report import write_scenario
+
+        write_scenario(root / "log", report_bytes=int(float(sys.argv[4]) * 1e6))
 
 
-def timed_subprocess(name: str, root: Path, *extra: str) -> tuple[float, float]:
+def timed_subprocess(name: str, root: Path, *extra: str, env=None) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of one phase; wait4 gives the child's own peak."""
     start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run(
-        [sys.executable, __file__, "--phase", name, str(root), *extra], check=True, cwd=REPO
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--phase", name, str(root), *extra],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
     )
-    elapsed = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    # ru_maxrss of children is the max over all children so far: report it only when it grew.
-    return elapsed, peak_mb if peak_mb > before / 1024 else float("nan")
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"phase {name} failed")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def big_report(report_mb: float, memory_limit: str, root: Path) -> dict:
+    from tests.ingest.big_report import BIG_RUN, OTHER_RUN
+
+    t_gen, _ = timed_subprocess("generate-big-report", root, str(report_mb))
+    log_mb = sum(p.stat().st_size for p in (root / "log").glob("*.jsonl")) / 1e6
+    t_ingest, m_ingest = timed_subprocess(
+        "ingest", root, env={"BENCH_INGEST_MEMORY_LIMIT": memory_limit}
+    )
+    import duckdb
+
+    with duckdb.connect(str(root / "warehouse.duckdb"), read_only=True) as con:
+        (other,) = con.execute(
+            "select count(*) from raw.events where run_id = ?", [OTHER_RUN]
+        ).fetchone()
+        (big,) = con.execute(
+            "select count(*) from raw.events where run_id = ?", [BIG_RUN]
+        ).fetchone()
+        (quarantined,) = con.execute("select count(*) from raw.quarantined_events").fetchone()
+    return {
+        "report (MB)": report_mb,
+        "verdicts (40 criteria x 3 samples)": 120,
+        "log size (MB)": round(log_mb, 1),
+        "generate + append (s)": round(t_gen, 1),
+        "ingest memory limit": memory_limit,
+        "ingest (s)": round(t_ingest, 1),
+        "peak RSS ingest (MB)": round(m_ingest),
+        "other run: events loaded / in log": f"{other} / 200",
+        "big run: events loaded": big,
+        "big run: quarantined (oversized)": quarantined,
+        "big run: in log": 122,
+    }
 
 
 def main() -> None:
@@ -175,10 +220,20 @@ def main() -> None:
         "--dbt", action="store_true", help="also time `dbt build` on the ingested events"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary data root")
+    parser.add_argument("--big-report", action="store_true", help="the oversized-event case")
+    parser.add_argument("--report-mb", type=float, default=11.0)
+    parser.add_argument("--memory-limit", default="1GB", help="BENCH_INGEST_MEMORY_LIMIT")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-ingest-"))
     try:
+        if args.big_report:
+            rows = big_report(args.report_mb, args.memory_limit, root)
+            width = max(map(len, rows))
+            for key, value in rows.items():
+                print(f"{key:<{width}}  {value}")
+            print(json.dumps(rows))
+            return
         t_gen, m_gen = timed_subprocess("generate", root, str(args.events))
         lines = sum(
             p.read_bytes().count(b"\n")
@@ -199,8 +254,8 @@ def main() -> None:
             "dlt ingest rate (events/s)": round(lines / t_ingest),
             "ingest / read_json rate": round(t_read / t_ingest, 3),
             "peak RSS generate (MB)": round(m_gen),
-            "peak RSS read_json (MB)": round(m_read) if m_read == m_read else "<= previous",
-            "peak RSS ingest (MB)": round(m_ingest) if m_ingest == m_ingest else "<= previous",
+            "peak RSS read_json (MB)": round(m_read),
+            "peak RSS ingest (MB)": round(m_ingest),
         }
         if args.dbt:
             env = {
