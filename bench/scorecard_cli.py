@@ -95,10 +95,8 @@ def family_table(family: str, rows: list[dict[str, Any]]) -> Table:
     digits = 1 if str(top["metric_scale"]).startswith("points") else 3
     metric = METRIC_LABELS.get(top["metric"], top["metric"])
     table = Table(
-        title=f"{FAMILY_LABELS.get(family, family)}: {verdict(top, digits)}",
         caption=f"run {top['run_id']} · {top['regime'] or MISSING} · {metric} "
         f"({top['metric_scale']}) · latency {top['latency_stat']}",
-        title_justify="left",
     )
     for name, justify in (
         ("rank", "right"),
@@ -139,7 +137,7 @@ def register(app: typer.Typer, paths_for) -> None:
         try:
             rows = scorecard_rows(paths.serve_db)
         except ValueError as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]")
+            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
             raise typer.Exit(2) from exc
         if not rows:
             console.print("the scorecard is empty: run a benchmark, then `bench build`")
@@ -148,4 +146,8 @@ def register(app: typer.Typer, paths_for) -> None:
         for row in rows:
             families.setdefault(row["family"], []).append(row)
         for family, family_rows in families.items():
+            top = next(row for row in family_rows if row["is_winner"])
+            digits = 1 if str(top["metric_scale"]).startswith("points") else 3
+            heading = f"{FAMILY_LABELS.get(family, family)}: {verdict(top, digits)}"
+            out.print(escape(heading), soft_wrap=True, highlight=False)
             out.print(family_table(family, family_rows))

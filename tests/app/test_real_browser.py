@@ -30,6 +30,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 PAGES = {
     "": "Bench warehouse",
     "overview": "Bench warehouse",
+    "scorecard": "Scorecard: who wins, at a glance",
     "extraction_leaderboard": "Extraction leaderboard",
     "runs": "Runs",
     "item_lineage": "Item lineage",
