@@ -18,6 +18,7 @@ Ingest does not resume: everything a package holds is in the log, and `insert-on
 folders dlt never reads again and aborts every pending package with dlt's own
 `Pipeline.abort_packages()`, which records the abort and rewinds the pipeline state (the byte
 offsets into the log) to before the package; the ingest that follows reads those lines again.
+An abort killed between archiving the package and rewinding the state is finished too.
 Rows a partial load already merged stay and are not inserted twice; duplicates a resumed load
 left within one copy are removed by `_dedupe_events` in ingest/pipeline.py.
 

@@ -116,8 +116,11 @@ def test_ingests_of_one_directory_run_one_at_a_time(tmp_path):
 
     from ingest.recovery import LOCK_FILE, ingest_lock
 
-    with ingest_lock(tmp_path / "dlt"), open(tmp_path / "dlt" / LOCK_FILE) as handle:
-        with pytest.raises(BlockingIOError):
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with (
+        ingest_lock(tmp_path / "dlt"),
+        open(tmp_path / "dlt" / LOCK_FILE) as handle,
+        pytest.raises(BlockingIOError),
+    ):
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with open(tmp_path / "dlt" / LOCK_FILE) as handle:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released afterwards
