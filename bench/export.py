@@ -28,6 +28,8 @@ def export_mart(serve_db: Path, mart: str, fmt: str, out: Path | None) -> int:
     if fmt not in FORMATS:
         raise ExportError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     marts = list_marts(serve_db)
+    # `bench sql` names a mart `marts.x`; the same name works here.
+    mart = mart.removeprefix("marts.")
     if mart not in marts:
         raise ExportError(f"unknown mart {mart!r}; published marts: {', '.join(marts)}")
     with duckdb.connect(str(serve_db), read_only=True) as con:

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench.export import ExportError
+from bench.export import ExportError, export_mart
 from bench.init_cli import TEMPLATES, write_templates
 from bench.sql_cli import open_snapshot, run_query
 from tests.cli.test_cli_help import _bench
@@ -119,3 +119,16 @@ def test_comment_lines_keep_the_files_own_line_numbers(tmp_path: Path) -> None:
     path.write_text("# one\n# two\nquestion,gold_answer\n# three\nok?,yes\n,missing\n")
     with pytest.raises(DatasetError, match=r"line 6"):
         load_question_set(path)
+
+
+def test_export_takes_a_mart_as_bench_sql_names_it(snapshot: Path, tmp_path: Path) -> None:
+    for name in ("extraction_leaderboard", "marts.extraction_leaderboard"):
+        out = tmp_path / f"{name}.csv"
+        export_mart(snapshot / "serve.duckdb", name, "csv", out)
+        assert out.read_text().splitlines() == [
+            "system,shingle_f1",
+            "trafilatura,0.91",
+            "inscriptis,0.78",
+        ]
+    with pytest.raises(ExportError, match="unknown mart 'raw.events'"):
+        export_mart(snapshot / "serve.duckdb", "raw.events", "csv", tmp_path / "x.csv")
