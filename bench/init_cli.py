@@ -7,6 +7,7 @@ it first and edit second. Formats: docs/input-formats.md.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -116,6 +117,21 @@ def write_templates(directory: Path, *, force: bool = False) -> list[Path]:
     return targets
 
 
+def next_commands(directory: Path) -> str:
+    """The three runs on the templates just written, with paths that work from here."""
+
+    def path(name: str) -> str:
+        return shlex.quote(str(directory / name))
+
+    return (
+        f"next: bench run qa --questions {path('questions.csv')} "
+        "--lanes local-bm25,closed-book | "
+        f"bench run draco --tasks {path('rubric_tasks.jsonl')} --systems local-rag --judge "
+        f"offline | bench run extraction --urls {path('urls.csv')}  "
+        "(formats: docs/input-formats.md)"
+    )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("init")
     def init_cmd(
@@ -129,9 +145,4 @@ def register(app: typer.Typer) -> None:
         for path in write_templates(directory, force=force):
             console.print(f"wrote {path}")
         console.print(URLS_HELP)
-        console.print(
-            "next: bench run qa --questions questions.csv --lanes local-bm25,closed-book | "
-            "bench run draco --tasks rubric_tasks.jsonl --systems local-rag --judge offline | "
-            "bench run extraction --urls urls.csv  "
-            "(formats: docs/input-formats.md)"
-        )
+        console.print(next_commands(directory), soft_wrap=True, highlight=False)

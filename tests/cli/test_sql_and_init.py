@@ -4,6 +4,7 @@ loaders accept."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import duckdb
@@ -130,5 +131,18 @@ def test_export_takes_a_mart_as_bench_sql_names_it(snapshot: Path, tmp_path: Pat
             "trafilatura,0.91",
             "inscriptis,0.78",
         ]
-    with pytest.raises(ExportError, match="unknown mart 'raw.events'"):
+    with pytest.raises(ExportError, match=r"unknown mart 'raw\.events'"):
         export_mart(snapshot / "serve.duckdb", "raw.events", "csv", tmp_path / "x.csv")
+
+
+def test_init_prints_next_commands_whose_paths_exist(tmp_path: Path) -> None:
+    """`bench init DIR` run from elsewhere: each printed path is the file it wrote."""
+    target = tmp_path / "my sets"
+    result = _bench("init", str(target))
+    assert result.returncode == 0, result.stderr
+    next_line = next(line for line in result.stdout.splitlines() if line.startswith("next:"))
+    for command in next_line.removeprefix("next:").split("|"):
+        words = shlex.split(command.split("(formats")[0])
+        for flag in ("--questions", "--tasks", "--urls"):
+            if flag in words:
+                assert Path(words[words.index(flag) + 1]).is_file(), command
