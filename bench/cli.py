@@ -244,6 +244,19 @@ def ingest(
         )
     )
     console.print(table)
+    if result.recovery.anything:
+        console.print(
+            "recovered an interrupted ingest: discarded "
+            f"{len(result.recovery.aborted_packages)} unfinished load package(s) and read "
+            "their lines again (nothing is loaded twice)"
+        )
+    if result.oversized:
+        console.print(
+            f"[yellow]{result.oversized} event(s) quarantined as oversized[/yellow]: more bytes "
+            "than ingest holds at once under BENCH_INGEST_MEMORY_LIMIT; they stay in the log "
+            "and load after `BENCH_INGEST_MEMORY_LIMIT=4GB bench ingest --full`",
+            soft_wrap=True,
+        )
     for sample in result.quarantine_samples[:10]:
         console.print(
             f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"

@@ -72,6 +72,7 @@ def test_a_report_judged_120_times_loads_beside_another_run_within_the_memory_li
     assert loaded + len(rows) == 2 + CRITERIA * SAMPLES
     assert loaded >= 2 + 5  # the report itself and the first verdicts fit the window
     assert rows and all(error.startswith("oversized: ") for error, _ in rows)
+    assert f"{len(rows)} event(s) quarantined as oversized" in ran.stdout
     assert all(length < 70_000 for _, length in rows)  # the log keeps the line, not the table
     verdicts = query(
         big,
