@@ -521,8 +521,14 @@ def _research_calls(rng, lane, task, run_id, index, raw_output, citations, instr
     return submit, result
 
 
-def generate_draco(home: Path, n_verdicts: int, *, inline: bool = False) -> dict:
-    """DRACO runs through LogWriter until about `n_verdicts` judge_verdict events are written."""
+GENERATORS = 2  # processes writing runs side by side (one writer per run, as the log allows)
+
+
+def generate_draco(
+    home: Path, n_verdicts: int, *, inline: bool = False, part: int = 0, parts: int = 1
+) -> dict:
+    """DRACO runs through LogWriter until about `n_verdicts` judge_verdict events are written;
+    this process writes the runs `run_index % parts == part`, each from its own seed."""
     from collectors.draco.dataset import dataset_ref, load_draco, registration_payloads
     from collectors.draco.normalize import NORMALIZER
     from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
@@ -538,13 +544,13 @@ def generate_draco(home: Path, n_verdicts: int, *, inline: bool = False) -> dict
     producer = producer_for({"benchmark": "scale"})
     log = EventLog(home / "log")
     written = 0
-    rng = random.Random(0)
     calls = JudgeCalls(inline=inline)
     checked = False
     started = time.perf_counter()
     with log.writer() as writer:
-        for run_index in range(runs):
-            budget = n_verdicts - written
+        for run_index in range(part, runs, parts):
+            rng = random.Random(run_index)
+            budget = n_verdicts - run_index * per_run  # every run before the last is whole
             tasks = []
             for task, cost in zip(task_set.tasks, per_task, strict=True):
                 if budget <= 0:
@@ -633,9 +639,9 @@ def generate_draco(home: Path, n_verdicts: int, *, inline: bool = False) -> dict
             )
             writer.append(batch)
     return {
-        "runs": runs,
+        "runs": len(range(part, runs, parts)),
         "verdicts": written,
-        "events": sum(1 for _ in log.read()),
+        "events": sum(1 for _ in log.read()) if parts == 1 else None,
         "generate_s": time.perf_counter() - started,
     }
 
@@ -801,6 +807,12 @@ def app_pages(home: Path) -> dict[str, float]:
     return seconds
 
 
+def _event_log(home: Path):
+    from warehouse.log import EventLog
+
+    return EventLog(home / "log")
+
+
 def _dir_bytes(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
@@ -857,13 +869,25 @@ def measure(n_verdicts: int, root: Path, *, inline: bool = False) -> dict:
     figures: dict = {"verdicts_asked": n_verdicts, "shape": "inline" if inline else "referenced"}
     started = time.perf_counter()
     subprocess.run([py, script, "--internal-beside", str(home)], check=True)
-    info = subprocess.run(
-        [py, script, "--internal-generate", str(home), str(n_verdicts), *shape],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    figures.update(runs=int(info[0]), verdicts=int(info[1]), events=int(info[2]))
+    writers = [
+        subprocess.Popen(
+            [py, script, "--internal-generate", str(home), str(n_verdicts), str(part), *shape],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for part in range(GENERATORS)
+    ]
+    counts = []
+    for writer in writers:
+        out, _ = writer.communicate()
+        if writer.returncode != 0:
+            raise SystemExit(f"generating the log failed (exit {writer.returncode})")
+        counts.append([int(x) for x in out.split()])
+    figures.update(
+        runs=sum(c[0] for c in counts),
+        verdicts=sum(c[1] for c in counts),
+        events=sum(1 for _ in _event_log(home).read()),
+    )
     figures["generate"] = (time.perf_counter() - started, 0.0, 0.0)
     figures["ingest"] = timed(home, str(BENCH), "ingest")
     figures["build"] = timed(home, str(BENCH), "build")
@@ -996,8 +1020,10 @@ def main() -> None:
         os.environ["BENCH_HOME"] = str(home)
         inline = "--inline-bodies" in sys.argv
         if sys.argv[1] == "--internal-generate":
-            info = generate_draco(home, int(sys.argv[3]), inline=inline)
-            print(info["runs"], info["verdicts"], info["events"])
+            info = generate_draco(
+                home, int(sys.argv[3]), inline=inline, part=int(sys.argv[4]), parts=GENERATORS
+            )
+            print(info["runs"], info["verdicts"])
         elif sys.argv[1] == "--internal-append":
             append_rejudge(home, inline=inline)
         elif sys.argv[1] == "--internal-beside":
