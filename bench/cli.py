@@ -352,7 +352,6 @@ def rescore(
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
     from bench import rescore as rescoring
-    from bench.dbt_build import rescore_selection
 
     paths = _paths(home)
     active = load_scoring_vars(paths)
@@ -371,6 +370,16 @@ def rescore(
     if draco_weights is not None:
         rows = parse_draco_weights(draco_weights)
         scoring["draco_weight_override_rows"] = rows
+    changed = rescoring.changed_vars(active, scoring)
+    if not changed:  # the warehouse already holds these scores: no dbt, no publish
+        if scoring != active:  # e.g. a var spelled out at its default: same scores, kept as given
+            save_scoring_vars(paths, scoring)
+        console.print(
+            "nothing changed: the requested scoring vars are the ones in effect "
+            f"({rescoring.describe_vars(scoring)}); no rebuild",
+            highlight=False,
+        )
+        return
     if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
         save_scoring_vars(paths, scoring)
         console.print(
@@ -380,21 +389,19 @@ def rescore(
         return
     if draco_weights is not None:
         rescoring.check_draco_overrides(scoring["draco_weight_override_rows"], paths.warehouse_db)
-    changed = rescoring.changed_vars(active, scoring)
+    from bench.dbt_build import rescore_selection
+
     before = rescoring.leaderboard_scores(paths.warehouse_db)
-    with console.status(f"dbt build of what {', '.join(changed) or 'nothing'} feeds"):
-        if changed:
-            selection = rescore_selection(paths, changed)
-            pipeline.build(paths, scoring_vars=scoring, select=selection)
+    with console.status(f"dbt build of what {', '.join(changed)} feeds"):
+        selection = rescore_selection(paths, changed)
+        pipeline.build(paths, scoring_vars=scoring, select=selection)
         save_scoring_vars(paths, scoring)  # only once a build has accepted them
         pipeline.publish(paths)
     after = rescoring.leaderboard_scores(paths.warehouse_db)
     for table in rescoring.before_after_tables(before, after):
         out.print(table)
     summary = ", ".join(f"{name}={scoring.get(name, 'default')}" for name in changed)
-    console.print(
-        f"rescored ({summary or 'no var changed'}); published {paths.serve_db}", highlight=False
-    )
+    console.print(f"rescored ({summary}); published {paths.serve_db}", highlight=False)
 
 
 # --- inspect ---------------------------------------------------------------------------------

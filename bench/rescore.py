@@ -129,6 +129,18 @@ def changed_vars(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     )
 
 
+def describe_vars(scoring: dict[str, Any]) -> str:
+    """The custom vars in effect, short: `extraction_weights, umbrela_threshold=2` or
+    `the defaults` (a long value is named, not printed)."""
+    custom = changed_vars({}, scoring)
+    if not custom:
+        return "the defaults"
+    return ", ".join(
+        name if isinstance(scoring[name], dict | list) else f"{name}={scoring[name]}"
+        for name in custom
+    )
+
+
 # --- before / after --------------------------------------------------------------------------
 
 

@@ -1,0 +1,76 @@
+"""`bench rescore` that changes nothing returns at once: no dbt build, no publish (issue #27, CLI:
+`--weights ""` and the vars already in effect rebuilt and republished, ~7 s on the demo)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+BENCH = str(Path(sys.executable).with_name("bench"))
+DEFAULT_WEIGHTS = "completeness=0.4,success=0.3,f1=0.2,latency=0.05,throughput=0.05"
+
+
+def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [BENCH, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"},
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    return proc
+
+
+def built_files(home: Path) -> dict[str, int]:
+    """What a dbt build or a publish rewrites, with its mtime in ns."""
+    names = ("warehouse.duckdb", "serve.duckdb", "warehouse.duckdb.built-through")
+    return {name: (home / name).stat().st_mtime_ns for name in names if (home / name).exists()}
+
+
+@pytest.fixture(scope="module")
+def built_home(tmp_path_factory, shared_data) -> Path:
+    home = tmp_path_factory.mktemp("rescore-noop") / "home"
+    bench(home, "run", "extraction", "--engines", "html-text", "--limit", "2")
+    assert (home / "serve.duckdb").is_file()
+    return home
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--weights", ""],
+        ["--reset"],
+        ["--weights", DEFAULT_WEIGHTS],  # the defaults spelled out
+        [],
+    ],
+    ids=["empty-weights", "reset-at-defaults", "default-weights", "no-option"],
+)
+def test_a_rescore_at_the_defaults_runs_no_dbt(built_home, args):
+    before = built_files(built_home)
+    proc = bench(built_home, "rescore", *args)
+    assert "nothing changed" in proc.stderr, proc.stderr
+    assert "rescored" not in proc.stderr and "published" not in proc.stderr
+    assert built_files(built_home) == before
+
+
+def test_the_active_custom_vars_again_run_no_dbt_and_a_real_change_still_rebuilds(built_home):
+    scoring = built_home / "scoring.json"
+    first = bench(built_home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
+    assert "rescored" in first.stderr and "useful_success_threshold" in first.stderr
+    saved = json.loads(scoring.read_text())
+    before = built_files(built_home)
+    again = bench(built_home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
+    assert "nothing changed" in again.stderr and "useful_success_threshold=0.5" in again.stderr
+    assert built_files(built_home) == before
+    assert json.loads(scoring.read_text()) == saved
+    changed = bench(built_home, "rescore", "--threshold", "0.6")
+    assert "rescored (useful_success_threshold=0.6)" in changed.stderr
+    assert built_files(built_home)["serve.duckdb"] != before["serve.duckdb"]
+    bench(built_home, "rescore", "--reset")  # back to the defaults for the other tests
