@@ -135,10 +135,21 @@ def register(
             typer.Option(
                 "--format",
                 help="nimble (dataset_simpleqa_raw_results_<lane>.csv) | simple-evals "
-                "(<eval>_allresults.json) | csv (question,answer,grade; docs/imports.md)",
+                "(<eval>_allresults.json) | csv (one row per question) | jsonl (one JSON object "
+                "per line); csv and jsonl take --map (docs/imports.md)",
             ),
         ],
         lane: Annotated[str, typer.Option(help="Name of the lane the file is about.")],
+        column_map: Annotated[
+            str | None,
+            typer.Option(
+                "--map",
+                help="csv / jsonl: FIELD=COLUMN,... naming the file's columns for question, "
+                "answer, grade (A/B/C or correct/incorrect/not_attempted) and optional urls, "
+                "latency_s or latency_ms (the unit is the field's). Unmapped fields are read from "
+                "the column of the same name.",
+            ),
+        ] = None,
         grader_label: Annotated[
             str | None,
             typer.Option(help="Names the imported grader regime (the files do not name it)."),
@@ -155,7 +166,11 @@ def register(
 
         Stored grades become an imported grader regime, never ours. Example:
         bench import qa-results dataset_simpleqa_raw_results_nimble_search.csv --format nimble
-        --lane nimble_search --grader-label gpt-4o"""
+        --lane nimble_search --grader-label gpt-4o
+
+        A per-row JSONL in the common SimpleQA shape: bench import qa-results results.jsonl
+        --format jsonl --lane mine --grader-label gpt-4o
+        --map question=problem,answer=predicted,grade=grade,latency_s=latency"""
         from bench.qa_cli import _questions, _simpleqa
         from collectors.imports.qa_results import import_qa_results
 
@@ -170,6 +185,7 @@ def register(
             lane=lane,
             dataset=dataset,
             grader_label=grader_label,
+            column_map=column_map,
             argv=sys.argv[1:],
         )
         table = Table(title=f"imported {file.name}")

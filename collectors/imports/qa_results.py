@@ -39,7 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from collectors.imports.draco_results import ImportSummary, imported_judge_id
-from collectors.imports.source_file import ImportFormatError, SourceFile, kind, read_source
+from collectors.imports.source_file import (
+    FileProblems,
+    ImportFormatError,
+    SourceFile,
+    kind,
+    read_source,
+)
 from collectors.qa.dataset import QaDataset, QaQuestion
 from collectors.runs.one_shot import closed_run_events, has_finished
 from warehouse import bounded_json
@@ -63,7 +69,8 @@ from warehouse.events import (
 from warehouse.ids import event_id_for, run_id_for
 from warehouse.log import EventLog
 
-QA_FORMATS = ("nimble", "simple-evals", "csv")
+QA_FORMATS = ("nimble", "simple-evals", "csv", "jsonl")
+MAPPED_FORMATS = ("csv", "jsonl")
 IMPORTED_PROVIDER = "imported"
 IMPORTED_NORMALIZER = "imported:{fmt}"
 GRADES = {
@@ -101,32 +108,35 @@ class ParsedQa:
     # The file records what each row retrieved (URLs, chunks): its rows are scored by the URL
     # metrics like our lanes'. A file without (simple-evals) is a lane without retrieval.
     carries_urls: bool = True
+    column_map: dict[str, str] | None = None  # per-row formats: {our field: the file's column}
 
 
-def _grade(value: Any, source: SourceFile, where: str, *, allow_none: bool = False) -> str | None:
-    text = str(value).strip().lower() if value is not None else ""
+def _grade(value: Any, *, allow_none: bool = False) -> str | None:
+    """A / B / C from a grade letter or word; raises ValueError with the problem."""
+    text = str(value).strip().lower().replace(" ", "_") if value is not None else ""
     if text in GRADES:
         return GRADES[text]
     if allow_none and text in ("", "not_evaluated"):
         return None
-    raise source.error(
-        where, f"expected a grade A/B/C or correct/incorrect/not_attempted, got {kind(value)}"
+    raise ValueError(
+        f"expected a grade A/B/C or correct/incorrect/not_attempted, got {kind(value)}"
     )
 
 
-def _nimble_chunks(value: str | None, source: SourceFile, where: str) -> list[Chunk]:
+def _nimble_chunks(value: str | None) -> list[Chunk]:
+    """The row's `chunks_json`; raises ValueError with the problem."""
     if not value:
         return []
     try:
         items = bounded_json.loads(value)
     except json.JSONDecodeError as exc:
-        raise source.error(where, f"not valid JSON ({exc.msg})") from None
+        raise ValueError(f"not valid JSON ({exc.msg})") from None
     if not isinstance(items, list):
-        raise source.error(where, f"expected a JSON list of chunks, got {kind(items)}")
+        raise ValueError(f"expected a JSON list of chunks, got {kind(items)}")
     chunks = []
     for rank, item in enumerate(items, start=1):
         if not isinstance(item, dict):
-            raise source.error(f"{where}[{rank - 1}]", f"expected an object, got {kind(item)}")
+            raise ValueError(f"item {rank - 1}: expected an object, got {kind(item)}")
         text = next(
             (item[k] for k in ("text", "description", "content", "snippet") if item.get(k)), ""
         )
@@ -148,102 +158,274 @@ def _float(value: str | None) -> float | None:
         return None
 
 
-def _nimble(source: SourceFile) -> ParsedQa:
+def _csv_records(source: SourceFile) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    """(header, [(line, row)]) with each row's first physical line (the header is line 1; a
+    quoted cell may span lines)."""
     reader = csv.DictReader(io.StringIO(source.text(), newline=""))
+    columns = list(reader.fieldnames or [])
+    records = []
+    line = reader.line_num + 1
+    for row in reader:
+        records.append((line, row))
+        line = reader.line_num + 1
+    return columns, records
+
+
+def _nimble(source: SourceFile) -> ParsedQa:
+    columns, records = _csv_records(source)
     required = ("query", "generated_answer", "evaluation_result")
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    missing = [c for c in required if c not in columns]
     if missing:
-        raise source.error("header", f"missing column(s) {missing}")
+        raise source.row_error(1, None, f"missing column(s) {missing}")
+    problems = FileProblems(source.path)
     rows = []
-    for number, row in enumerate(reader, start=1):
-        where = f"row {number}"
+    for number, (line, row) in enumerate(records, start=1):
         status = (row.get("request_status") or "ok").strip()
         latency = _float(row.get("request_response_time_ms"))
+        try:
+            grade = _grade(row.get("evaluation_result"), allow_none=True)
+        except ValueError as exc:
+            problems.add(line, "evaluation_result", str(exc))
+            continue
+        try:
+            chunks = _nimble_chunks(row.get("chunks_json"))
+        except ValueError as exc:
+            problems.add(line, "chunks_json", str(exc))
+            continue
         rows.append(
             QaRow(
                 record=number,
                 question=row["query"],
                 answer=row.get("generated_answer") or "",
-                grade=_grade(
-                    row.get("evaluation_result"),
-                    source,
-                    f"{where}.evaluation_result",
-                    allow_none=True,
-                ),
+                grade=grade,
                 landed=status == "ok",
                 error=(row.get("request_error") or None) if status != "ok" else None,
-                chunks=_nimble_chunks(row.get("chunks_json"), source, f"{where}.chunks_json"),
+                chunks=chunks,
                 latency_s=latency / 1000 if latency is not None else None,
             )
         )
+    problems.check()
     return ParsedQa(format="nimble", rows=rows)
 
 
 def _simple_evals(source: SourceFile) -> ParsedQa:
     document = source.json()
     if not isinstance(document, dict):
-        raise source.error("(top level)", f"expected a JSON object, got {kind(document)}")
+        raise source.row_error(None, "(top level)", f"expected a JSON object, got {kind(document)}")
     convos = document.get("convos")
     if not isinstance(convos, list):
-        raise source.error("convos", f"expected a list of conversations, got {kind(convos)}")
+        raise source.row_error(
+            None, "convos", f"expected a list of conversations, got {kind(convos)}"
+        )
     metadata = document.get("metadata") or {}
     per_row = metadata.get("example_level_metadata") if isinstance(metadata, dict) else None
     if not isinstance(per_row, list) or len(per_row) != len(convos):
-        raise source.error(
+        raise source.row_error(
+            None,
             "metadata.example_level_metadata",
             "needs one per-question grade per conversation (simple-evals keeps them only in its "
             "HTML otherwise)",
         )
+    problems = FileProblems(source.path)
     rows = []
     for index, (convo, meta) in enumerate(zip(convos, per_row, strict=True)):
         where = f"convos[{index}]"
         if not isinstance(convo, list) or not convo:
-            raise source.error(where, f"expected a list of messages, got {kind(convo)}")
+            problems.add(None, where, f"expected a list of messages, got {kind(convo)}")
+            continue
         users = [m.get("content") for m in convo if isinstance(m, dict) and m.get("role") == "user"]
         answers = [
             m.get("content") for m in convo if isinstance(m, dict) and m.get("role") == "assistant"
         ]
         if not users or not isinstance(users[0], str):
-            raise source.error(where, "no user message with the question")
+            problems.add(None, where, "no user message with the question")
+            continue
         meta = meta if isinstance(meta, dict) else {}
         grade_value = meta.get("grade") or next(
             (k for k in ("is_correct", "is_incorrect", "is_not_attempted") if meta.get(k)), None
         )
+        try:
+            grade = _grade(grade_value)
+        except ValueError as exc:
+            problems.add(None, f"metadata.example_level_metadata[{index}]", str(exc))
+            continue
         rows.append(
             QaRow(
                 record=index + 1,
                 question=users[0],
                 answer=answers[-1] if answers and isinstance(answers[-1], str) else "",
-                grade=_grade(grade_value, source, f"metadata.example_level_metadata[{index}]"),
+                grade=grade,
             )
         )
+    problems.check()
     header = {k: document[k] for k in ("score", "metrics") if k in document}
     return ParsedQa(format="simple-evals", rows=rows, header=header, carries_urls=False)
 
 
-def _long_csv(source: SourceFile) -> ParsedQa:
-    reader = csv.DictReader(io.StringIO(source.text(), newline=""))
-    columns = reader.fieldnames or []
-    missing = [c for c in ("question", "answer", "grade") if c not in columns]
-    if missing:
-        raise source.error("header", f"missing column(s) {missing}; expected question,answer,grade")
+# --- per-row files with a column map (csv, jsonl) --------------------------------------------
+
+# Our fields a per-row file can carry. The latency's unit is named by the field: a map entry
+# latency_s=elapsed reads seconds, latency_ms=elapsed milliseconds.
+MAP_FIELDS = ("question", "answer", "grade", "urls", "latency_s", "latency_ms")
+REQUIRED_FIELDS = ("question", "answer", "grade")
+LATENCY_FIELDS = ("latency_s", "latency_ms")
+
+
+def parse_column_map(text: str | None) -> dict[str, str]:
+    """`--map question=problem,answer=predicted,...` as {our field: the file's column}."""
+    mapping: dict[str, str] = {}
+    for entry in (text or "").split(","):
+        if not entry.strip():
+            continue
+        ours, sep, theirs = entry.partition("=")
+        ours, theirs = ours.strip(), theirs.strip()
+        if not sep or not ours or not theirs:
+            raise ImportFormatError(f"--map: {entry.strip()!r} is not FIELD=COLUMN")
+        if ours not in MAP_FIELDS:
+            raise ImportFormatError(
+                f"--map: {ours!r} is not a field; expected one of {', '.join(MAP_FIELDS)}"
+            )
+        if ours in mapping:
+            raise ImportFormatError(f"--map: {ours!r} is mapped twice")
+        mapping[ours] = theirs
+    if all(f in mapping for f in LATENCY_FIELDS):
+        raise ImportFormatError("--map: map latency_s or latency_ms, not both")
+    return mapping
+
+
+def _column_map(given: dict[str, str], columns: list[str], source: SourceFile) -> dict[str, str]:
+    """The map in effect: each field the user mapped, else the column of the field's own name
+    when the file has one (a CSV in the documented layout needs no --map)."""
+    mapping = dict(given)
+    for name in MAP_FIELDS:
+        if name in mapping or name not in columns:
+            continue
+        if name in LATENCY_FIELDS and any(f in mapping for f in LATENCY_FIELDS):
+            continue  # the user named the latency column: the other unit is not read
+        mapping[name] = name
+    unmapped = [f for f in REQUIRED_FIELDS if f not in mapping]
+    if unmapped:
+        raise source.row_error(
+            1,
+            None,
+            f"no column for {unmapped}: name them with --map "
+            f"(e.g. --map question=problem,answer=predicted,grade=grade)",
+        )
+    return mapping
+
+
+def _number(value: Any) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {kind(value)}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected a number, got {kind(value)}") from None
+    if number != number or number < 0 or number == float("inf"):
+        raise ValueError(f"expected a number >= 0, got {kind(value)}")
+    return number
+
+
+def _urls(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(u, str) for u in value):
+        return [u.strip() for u in value if u.strip()]
+    raise ValueError(f"expected URLs (a list, or text separated by spaces), got {kind(value)}")
+
+
+_MISSING = object()  # a mapped column absent from a JSON record (reported once)
+
+
+def _mapped_rows(
+    source: SourceFile, fmt: str, given: dict[str, str]
+) -> tuple[list[QaRow], dict[str, str]]:
+    problems = FileProblems(source.path)
+    if fmt == "csv":
+        columns, records = _csv_records(source)
+        mapping = _column_map(given, columns, source)
+        absent = [f"{ours}={theirs}" for ours, theirs in mapping.items() if theirs not in columns]
+        if absent:
+            raise source.row_error(
+                1, None, f"no column for {absent}; the header has {columns[:20]}"
+            )
+    else:
+        records = source.jsonl(problems)
+        columns = sorted({key for _, record in records for key in record})
+        mapping = _column_map(given, columns, source)
     rows = []
-    for number, row in enumerate(reader, start=1):
-        where = f"row {number}"
-        urls = [u for u in (row.get("urls") or "").split() if u]
+    for number, (line, record) in enumerate(records, start=1):
+        ok = True
+
+        def cell(name: str, line: int = line, record: dict[str, Any] = record) -> Any:
+            nonlocal ok
+            column = mapping.get(name)
+            if column is None:
+                return None
+            if column not in record and fmt == "jsonl" and name in REQUIRED_FIELDS:
+                problems.add(line, column, f"missing (mapped to {name})")
+                ok = False
+                return _MISSING
+            return record.get(column)
+
+        question = cell("question")
+        answer = cell("answer")
+        grade_value = cell("grade")
+        grade = None
+        if question is _MISSING:
+            pass
+        elif not isinstance(question, str) or not question.strip():
+            problems.add(
+                line, mapping["question"], f"expected the question text, got {kind(question)}"
+            )
+            ok = False
+        if answer is not _MISSING and answer is not None and not isinstance(answer, str):
+            problems.add(line, mapping["answer"], f"expected text or null, got {kind(answer)}")
+            ok = False
+        if grade_value is not _MISSING:
+            try:
+                grade = _grade(grade_value)
+            except ValueError as exc:
+                problems.add(line, mapping["grade"], str(exc))
+                ok = False
+        latency_s = None
+        for name, scale in (("latency_s", 1.0), ("latency_ms", 1000.0)):
+            if name in mapping:
+                try:
+                    value = _number(cell(name))
+                    latency_s = None if value is None else value / scale
+                except ValueError as exc:
+                    problems.add(line, mapping[name], str(exc))
+                    ok = False
+        try:
+            urls = _urls(cell("urls"))
+        except ValueError as exc:
+            problems.add(line, mapping["urls"], str(exc))
+            ok = False
+        if not ok:
+            continue
         rows.append(
             QaRow(
                 record=number,
-                question=row["question"],
-                answer=row.get("answer") or "",
-                grade=_grade(row.get("grade"), source, f"{where}.grade"),
+                question=question,
+                answer=answer or "",
+                grade=grade,
                 chunks=[Chunk(rank=r, url=u, title="", text="") for r, u in enumerate(urls, 1)],
-                latency_s=(_float(row.get("latency_ms")) or 0) / 1000
-                if row.get("latency_ms")
-                else None,
+                latency_s=latency_s,
             )
         )
-    return ParsedQa(format="csv", rows=rows, carries_urls="urls" in columns)
+    problems.check()
+    return rows, mapping
+
+
+def _per_row(source: SourceFile, fmt: str, given: dict[str, str]) -> ParsedQa:
+    rows, mapping = _mapped_rows(source, fmt, given)
+    # the map is part of what was imported: the same bytes read another way are another import
+    return ParsedQa(format=fmt, rows=rows, carries_urls="urls" in mapping, column_map=mapping)
 
 
 def _folded(text: str) -> str:
@@ -303,15 +485,26 @@ def import_qa_results(
     lane: str,
     dataset: QaDataset,
     grader_label: str | None = None,
+    column_map: str | None = None,
     argv: list[str] | tuple[str, ...] = (),
 ) -> ImportSummary:
+    """Validate the whole file (every problem reported at once), then append one closed import
+    run. `column_map` (`--map`, csv and jsonl only): `ours=theirs,...` over MAP_FIELDS."""
     if fmt not in QA_FORMATS:
         raise ImportFormatError(f"--format: {fmt!r} is not one of {', '.join(QA_FORMATS)}")
+    given = parse_column_map(column_map)
+    if given and fmt not in MAPPED_FORMATS:
+        raise ImportFormatError(
+            f"--map: the {fmt} format has fixed columns; --map is for {' and '.join(MAPPED_FORMATS)}"
+        )
     if not lane.strip():
         raise ImportFormatError(f"{file}: a lane name is required (--lane)")
     clock = time.monotonic()
     source = read_source(file)
-    parsed = {"nimble": _nimble, "simple-evals": _simple_evals, "csv": _long_csv}[fmt](source)
+    if fmt in MAPPED_FORMATS:
+        parsed = _per_row(source, fmt, given)
+    else:
+        parsed = {"nimble": _nimble, "simple-evals": _simple_evals}[fmt](source)
     if not parsed.rows:
         raise ImportFormatError(f"{source.path}: no rows")
     joined, unmatched = join_questions(parsed.rows, dataset.questions)
@@ -336,6 +529,8 @@ def import_qa_results(
         "file_name": source.name,
         "file_sha256": source.sha256,
     }
+    if given:  # the same bytes read through another map are another import
+        spec["column_map"] = given
     spec_sha256 = canonical_sha256(spec)
     run_id = run_id_for(spec_sha256)
     file_event = ImportedFileRegistered(

@@ -10,9 +10,56 @@ from typing import Any
 from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 
+MAX_ERRORS = (
+    20  # problems of one file reported at once; past this the file is clearly not the format
+)
+
 
 class ImportFormatError(ValueError):
     """The imported file is unusable; the message names the file and the record/field."""
+
+
+def problem_text(path: Path, line: int | str | None, field: str | None, problem: str) -> str:
+    """The one wording of every importer's row errors: `FILE: line N: field X: problem`."""
+    where = "" if line is None else f" line {line}:"
+    what = "" if field is None else f" field {field}:"
+    return f"{path}:{where}{what} {problem}"
+
+
+class FileProblems:
+    """Every problem of a file, up to `cap`, so a user fixes them in one pass. `add` records one;
+    `check` raises them all together (one per line of the message), and nothing is written."""
+
+    def __init__(self, path: Path, cap: int = MAX_ERRORS) -> None:
+        self.path = path
+        self.cap = cap
+        self.messages: list[tuple[float, int, str]] = []  # (line, arrival, message)
+
+    def add(self, line: int | str | None, field: str | None, problem: str) -> None:
+        self._keep(line, problem_text(self.path, line, field, problem))
+
+    def add_error(self, error: ImportFormatError, line: int | None = None) -> None:
+        self._keep(line, str(error))
+
+    def _keep(self, line: int | str | None, message: str) -> None:
+        order = line if isinstance(line, int) else float("inf")
+        self.messages.append((order, len(self.messages), message))
+        if len(self.messages) >= self.cap:
+            self.check(capped=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.messages)
+
+    def check(self, *, capped: bool = False) -> None:
+        if not self.messages:
+            return
+        count = (
+            f"the first {len(self.messages)} problems (stopped reading)"
+            if capped
+            else f"{len(self.messages)} problem(s)"
+        )
+        lines = [message for _, _, message in sorted(self.messages)]
+        raise ImportFormatError(f"{self.path}: {count}:\n" + "\n".join(lines))
 
 
 @dataclass(frozen=True)
@@ -31,6 +78,9 @@ class SourceFile:
     def error(self, where: str, problem: str) -> ImportFormatError:
         return ImportFormatError(f"{self.path}: {where}: {problem}")
 
+    def row_error(self, line: int | str | None, field: str | None, problem: str):
+        return ImportFormatError(problem_text(self.path, line, field, problem))
+
     def text(self) -> str:
         try:
             return self.data.decode("utf-8-sig")
@@ -45,8 +95,9 @@ class SourceFile:
                 f"{self.path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             ) from None
 
-    def jsonl(self) -> list[tuple[int, dict[str, Any]]]:
-        """(line number, object) for every non-blank line."""
+    def jsonl(self, problems: FileProblems | None = None) -> list[tuple[int, dict[str, Any]]]:
+        """(line number, object) for every non-blank line. With `problems`, a bad line is
+        recorded there and skipped (the caller reports every problem at once)."""
         records = []
         for number, line in enumerate(self.text().split("\n"), start=1):
             if not line.strip():
@@ -54,13 +105,21 @@ class SourceFile:
             try:
                 record = bounded_json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ImportFormatError(
-                    f"{self.path}: line {number}: not valid JSON ({exc.msg}, column {exc.colno})"
-                ) from None
+                error = self.row_error(
+                    number, None, f"not valid JSON ({exc.msg}, column {exc.colno})"
+                )
+                if problems is None:
+                    raise error from None
+                problems.add_error(error, number)
+                continue
             if not isinstance(record, dict):
-                raise self.error(f"line {number}", f"expected a JSON object, got {kind(record)}")
+                error = self.row_error(number, None, f"expected a JSON object, got {kind(record)}")
+                if problems is None:
+                    raise error
+                problems.add_error(error, number)
+                continue
             records.append((number, record))
-        if not records:
+        if not records and not problems:
             raise ImportFormatError(f"{self.path}: no records (expected one JSON object per line)")
         return records
 

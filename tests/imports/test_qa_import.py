@@ -81,7 +81,7 @@ def test_nimble_rows_join_by_text_and_score_under_the_imported_grader(tmp_path, 
 def test_long_csv_bad_grade_names_row(tmp_path, dataset):
     path = tmp_path / "mine.csv"
     path.write_text(f'question,answer,grade\n"{dataset.questions[0].problem}",x,maybe\n')
-    with pytest.raises(ImportFormatError, match=r"row 1\.grade"):
+    with pytest.raises(ImportFormatError, match=r"mine.csv: line 2: field grade: expected a grade"):
         import_qa_results(EventLog(tmp_path / "l"), path, fmt="csv", lane="l", dataset=dataset)
 
 

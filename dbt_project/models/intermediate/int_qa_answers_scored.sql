@@ -83,6 +83,7 @@ final as (
         coalesce(relevance.n_relevance_flagged, 0) as n_relevance_flagged,
         graded.queue_wait_ms,
         graded.round_trip_ms,
+        graded.latency_source,
         graded.whole_call_ms,
         graded.search_event_id,
         graded.chunks_event_id,

@@ -8,6 +8,9 @@
 --     zero_results, refused or rejected; failed and missing rows did not.
 --   * chunks: the chunks_normalized event of the resolved search's attempt (derived stages are
 --     bound to the event they derive from, never mixed across attempts).
+--   * latency: the search call's round trip as we timed it (latency_source 'measured'); an
+--     imported row, whose call we never timed, carries the file's own per-row latency instead
+--     (int_qa_imported_latencies, latency_source 'imported'); null when neither exists.
 with
 
 questions as (
@@ -98,6 +101,12 @@ chunk_events as (
 
 ),
 
+imported_latencies as (
+
+    select * from {{ ref('int_qa_imported_latencies') }}
+
+),
+
 answers_resolved as (
 
     select * from {{ ref('stg_events__answer_synthesized') }}
@@ -168,7 +177,11 @@ final as (
         search_resolved.search_class,
         search_resolved.status_code as search_status_code,
         search_resolved.queue_wait_ms,
-        search_resolved.round_trip_ms,
+        coalesce(search_resolved.round_trip_ms, imported_latencies.latency_ms) as round_trip_ms,
+        case
+            when search_resolved.round_trip_ms is not null then 'measured'
+            when imported_latencies.latency_ms is not null then 'imported'
+        end as latency_source,
         search_resolved.whole_call_ms,
         chunks_resolved.chunks_event_id,
         chunks_resolved.n_chunks
@@ -185,6 +198,10 @@ final as (
         on grid.run_id = chunks_resolved.run_id
             and grid.lane = chunks_resolved.lane
             and grid.item_id = chunks_resolved.item_id
+    left join imported_latencies
+        on grid.run_id = imported_latencies.run_id
+            and grid.lane = imported_latencies.lane
+            and grid.item_id = imported_latencies.item_id
 
 )
 

@@ -48,6 +48,7 @@ final as (
         relevance_threshold,
         queue_wait_ms,
         round_trip_ms,
+        latency_source,
         whole_call_ms,
         search_event_id,
         chunks_event_id,

@@ -7,7 +7,9 @@
 --   accuracy_given_attempted = correct / (correct + incorrect), 0 when that is 0 (upstream);
 --   f1 = harmonic mean of is_correct and accuracy_given_attempted, 0 when both are 0.
 -- Retrieval / UMBRELA means over landed rows of lanes that search (zero results count 0).
--- Latency: p50 / p95 (interpolated) of the provider round trip of landed search calls.
+-- Latency: p50 / p95 (interpolated) of the provider round trip of landed search calls; for an
+-- imported file, of the file's own per-row latency (latency_source 'imported': the harness
+-- timed it, we did not; 'measured' = ours; 'mixed' never arises within one run and lane).
 -- Cost: usd_per_1k from the lane_prices seed, or scoring_var('lane_price_overrides') (basis
 -- 'override'); run_cost_usd = usd_per_1k x attempted / 1000.
 with
@@ -80,6 +82,10 @@ per_lane as (
             as llm_precision_10,
         quantile_cont(round_trip_ms, 0.5) filter (where landed) as latency_p50_ms,
         quantile_cont(round_trip_ms, 0.95) filter (where landed) as latency_p95_ms,
+        case
+            when count(distinct latency_source) filter (where landed) > 1 then 'mixed'
+            else any_value(latency_source) filter (where landed)
+        end as latency_source,
         list_sort(
             list_distinct(
                 flatten(list([search_event_id, chunks_event_id, answer_event_id, grade_event_id]))
@@ -152,6 +158,7 @@ final as (
         rates.llm_precision_10,
         rates.latency_p50_ms,
         rates.latency_p95_ms,
+        rates.latency_source,
         coalesce(overrides.usd_per_1k, prices.usd_per_1k) as usd_per_1k,
         coalesce(overrides.usd_per_1k, prices.usd_per_1k)
         * (rates.n_landed + rates.n_failed) / 1000.0 as run_cost_usd,
