@@ -11,6 +11,8 @@ import math
 
 import pandas as pd
 
+from warehouse.scoring_vars import parse_weights
+
 # Weight name -> the extraction_leaderboard column it weighs: the dbt macro
 # extraction_weight_components (dbt_project/macros/scoring_vars.sql) says the same. The names
 # themselves come from the snapshot (the w_<name> columns), never from this map.
@@ -62,9 +64,17 @@ def rerank(board: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
     return out.sort_values(["what_if_rank", "system"]).reset_index(drop=True)
 
 
-def rescore_command(weights: dict[str, float]) -> str:
+def rescore_plan(weights: dict[str, float]) -> tuple[str, dict[str, float]]:
+    """The `bench rescore --weights ...` command for the panel's weights and the weights it sets,
+    checked by the CLI's own validator (warehouse.scoring_vars.parse_weights): a set the CLI
+    would refuse (e.g. summing to 1.10) raises that validator's ValueError instead of becoming a
+    command. The panel ranks with the returned weights, so the command reproduces its numbers."""
     spec = ",".join(f"{name}={_num(value)}" for name, value in weights.items() if value)
-    return f"bench rescore --weights {spec or 'completeness=0'}"
+    official = parse_weights(spec)
+    drift = max((abs(official.get(n, 0.0) - float(v)) for n, v in weights.items()), default=0.0)
+    if drift > 1e-9:  # a weight finer than the 4 decimals printed: say so rather than round
+        raise ValueError(f"--weights {spec}: rounds the panel's weights {weights}")
+    return f"bench rescore --weights {spec}", {n: official.get(n, 0.0) for n in weights}
 
 
 def _num(value: float) -> str:
@@ -120,6 +130,17 @@ def draco_lane_scores(
     out = lanes.agg(what_if_score=("what_if_score", "mean"))
     out["what_if_rank"] = out["what_if_score"].rank(method="min", ascending=False).astype(int)
     return out.sort_values(["what_if_rank", "lane"]).reset_index(drop=True)
+
+
+def draco_floor_command(floor: float | None, published_floor: float | None) -> str | None:
+    """`bench rescore` that makes the DRACO floor what the panel shows, touching no other var:
+    a floor sets --draco-penalty-floor; no floor resets only that var (--reset would discard
+    every custom var). None when the published scores already have it."""
+    if floor == published_floor:
+        return None
+    if floor is None:
+        return "bench rescore --reset-var draco_penalty_floor"
+    return f"bench rescore --draco-penalty-floor {_num(floor)}"
 
 
 # --- question answering: the UMBRELA relevance threshold and lane prices ---------------------

@@ -348,6 +348,15 @@ def rescore(
         typer.Option(help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept)."),
     ] = None,
     reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
+    reset_var: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reset-var",
+            metavar="VAR",
+            help="Put one var back to its default, keeping the others (repeatable), "
+            "e.g. --reset-var draco_penalty_floor.",
+        ),
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
@@ -356,6 +365,13 @@ def rescore(
     paths = _paths(home)
     active = load_scoring_vars(paths)
     scoring = {} if reset else dict(active)
+    for name in reset_var or []:
+        if name not in rescoring.dbt_var_defaults():
+            raise ValueError(
+                f"--reset-var: unknown scoring var {name!r}; the vars are "
+                f"{', '.join(rescoring.dbt_var_defaults())} (dbt_project.yml)"
+            )
+        scoring.pop(name, None)
     if weights:
         scoring["extraction_weights"] = rescoring.parse_weights(weights)  # replaces the set
     if threshold is not None:

@@ -1,74 +1,24 @@
 """`bench rescore`: validated scoring vars, a build of only what they feed, a before/after table.
 
-The valid extraction weight names come from ONE place, the default of var `extraction_weights`
-in dbt_project/dbt_project.yml (the composite's SQL validates the same keys).
+The extraction weights' validator (parse_weights) lives in warehouse/scoring_vars.py, shared
+with the app's what-if panel.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
-from bench.settings import DBT_PROJECT_DIR
-
-WEIGHT_TOLERANCE = 1e-9
-
-
-@cache
-def dbt_var_defaults(project_dir: Path = DBT_PROJECT_DIR) -> dict[str, Any]:
-    with open(project_dir / "dbt_project.yml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle)["vars"]
-
-
-def extraction_weight_names() -> tuple[str, ...]:
-    """The composite's components, in the order dbt_project.yml lists them."""
-    return tuple(dbt_var_defaults()["extraction_weights"])
-
-
-def parse_weights(spec: str) -> dict[str, float]:
-    """`completeness=0.5,success=0.5` -> the whole new weight set (components left out are 0).
-
-    Refused, naming the rule: an unknown name, a name given twice, a value that is not a finite
-    number in [0, 1], and a set that does not sum to 1."""
-    names = extraction_weight_names()
-    given: dict[str, float] = {}
-    for part in (p.strip() for p in spec.split(",")):
-        if not part:
-            continue
-        name, sep, value = (s.strip() for s in part.partition("="))
-        if not sep or not name:
-            raise ValueError(f"--weights: {part!r}: expected NAME=NUMBER")
-        if name not in names:
-            raise ValueError(
-                f"--weights: unknown weight {name!r}; the composite's components are "
-                f"{', '.join(names)} (var extraction_weights in dbt_project.yml)"
-            )
-        if name in given:
-            raise ValueError(f"--weights: {name} is given twice")
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"--weights: {name}={value!r} is not a number") from None
-        if not math.isfinite(number):
-            raise ValueError(f"--weights: {name}={value}: a weight must be a finite number")
-        if not 0 <= number <= 1:
-            raise ValueError(f"--weights: {name}={value}: each weight must be in [0, 1]")
-        given[name] = number
-    if not given:
-        raise ValueError("--weights: give at least one NAME=NUMBER")
-    total = math.fsum(given.values())
-    if abs(total - 1) > WEIGHT_TOLERANCE:
-        raise ValueError(
-            f"--weights: the weights must sum to 1 (they sum to {total:g}); --weights replaces "
-            f"the whole set, a component left out weighs 0"
-        )
-    return {name: given.get(name, 0.0) for name in names}
+from warehouse.scoring_vars import (  # noqa: F401  (bench.rescore.parse_weights is the CLI's)
+    WEIGHT_TOLERANCE,
+    dbt_var_defaults,
+    extraction_weight_names,
+    parse_weights,
+)
 
 
 def parse_lane_prices(spec: str) -> dict[str, float]:

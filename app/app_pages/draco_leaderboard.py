@@ -11,6 +11,7 @@ regime only).
 
 from __future__ import annotations
 
+import math
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -270,11 +271,19 @@ for index, judge_id in enumerate(shown):
             },
             key=f"draco_whatif_{index}",
         )
-        st.markdown("Make it official (rebuilds every mart from the stored verdicts):")
-        st.code(
-            f"bench rescore --draco-penalty-floor {floor}" if floor_on else "bench rescore --reset",
-            language="bash",
+        published_floors = {float(f) for f in board["penalty_floor"].dropna()}
+        # several floors in one board cannot be matched: always print the command then
+        published_floor = (
+            published_floors.pop()
+            if len(published_floors) == 1
+            else (None if not published_floors else math.nan)
         )
+        command = whatif.draco_floor_command(chosen_floor, published_floor)
+        if command is None:
+            st.caption("These are the published scores: nothing to make official.")
+        else:
+            st.markdown("Make it official (rebuilds every mart from the stored verdicts):")
+            st.code(command, language="bash")
     seeds = sorted({int(s) for s in board["bootstrap_seed"].dropna()})
     samples = sorted({int(s) for s in board["bootstrap_samples"].dropna()})
     thresholds = sorted({float(t) for t in board["pass_threshold"].dropna()})

@@ -231,6 +231,16 @@ chosen = {
     )
     for i, name in enumerate(names)
 }
+try:  # the CLI's validator decides; the panel ranks with exactly what the command sets
+    command, chosen = whatif.rescore_plan(chosen)
+except ValueError as refusal:
+    command = None
+    st.warning(
+        ui.md_escape(
+            f"bench rescore would refuse these weights ({refusal}). Move the sliders until "
+            "they sum to 1 to get a command that makes them official."
+        )
+    )
 reranked = whatif.rerank(board, chosen)
 st.dataframe(
     reranked.rename(
@@ -249,13 +259,9 @@ st.dataframe(
         "Moved": st.column_config.NumberColumn(help="Places gained (+) or lost (−)."),
     },
 )
-total = sum(chosen.values())
-if abs(total - 1) > 1e-9:
-    st.caption(
-        ui.md_escape(f"These weights sum to {total:.2f}; the composite is not renormalised.")
-    )
-st.markdown("Make it official (rebuilds every mart from the stored events):")
-st.code(whatif.rescore_command(chosen), language="bash")
+if command is not None:
+    st.markdown("Make it official (rebuilds every mart from the stored events):")
+    st.code(command, language="bash")
 
 st.subheader("Charts")
 left, right = st.columns(2)

@@ -12,6 +12,7 @@ import yaml
 from bench import rescore
 from bench.dbt_build import models_reading_vars
 from bench.settings import DBT_PROJECT_DIR
+from warehouse import scoring_vars
 
 
 def test_weight_names_are_the_dbt_var_defaults():
@@ -28,7 +29,7 @@ def test_weight_names_follow_a_new_component_in_the_project(monkeypatch):
     with open(DBT_PROJECT_DIR / "dbt_project.yml", encoding="utf-8") as handle:
         project = yaml.safe_load(handle)
     project["vars"]["extraction_weights"]["shingle_f1"] = 0.0
-    monkeypatch.setattr(rescore, "dbt_var_defaults", lambda: project["vars"])
+    monkeypatch.setattr(scoring_vars, "dbt_var_defaults", lambda: project["vars"])
     assert rescore.parse_weights("shingle_f1=0.5,completeness=0.5")["shingle_f1"] == 0.5
 
 
