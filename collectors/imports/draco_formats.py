@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from collectors.draco.model import Criterion, RubricTask
 from collectors.draco.normalize import normalize_report
-from collectors.imports.source_file import SourceFile, kind, number_or_none
+from collectors.imports.source_file import FileProblems, SourceFile, kind, number_or_none
 from warehouse import bounded_json
 from warehouse.events import ImportedItemFigure, ReportCitation
 
@@ -441,7 +441,8 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
 
 # --- long csv --------------------------------------------------------------------------------
 
-CSV_REQUIRED = ("task_id", "criterion_position", "verdict")
+CSV_REQUIRED = ("task_id", "verdict")
+CSV_CRITERION = ("criterion_position", "criterion_id")  # exactly one of them
 CSV_OPTIONAL = ("sample", "justification")
 
 
@@ -449,38 +450,70 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
     reader = csv.DictReader(io.StringIO(source.text(), newline=""))
     columns = reader.fieldnames or []
     missing = [c for c in CSV_REQUIRED if c not in columns]
-    if missing:
-        raise source.error("header", f"missing column(s) {missing}; expected {list(CSV_REQUIRED)}")
-    unknown = [c for c in columns if c not in CSV_REQUIRED + CSV_OPTIONAL]
+    by = [c for c in CSV_CRITERION if c in columns]
+    if missing or len(by) != 1:
+        raise source.row_error(
+            1,
+            None,
+            f"expected columns task_id, criterion_position or criterion_id (one of them), "
+            f"verdict; the header has {columns[:20]}",
+        )
+    unknown = [c for c in columns if c not in CSV_REQUIRED + CSV_CRITERION + CSV_OPTIONAL]
     if unknown:
-        raise source.error("header", f"unknown column(s) {unknown}")
+        raise source.row_error(1, None, f"unknown column(s) {unknown}")
+    key = by[0]
+    problems = FileProblems(source.path)
     cells: dict[str, dict[int, dict[int, tuple[str, str | None]]]] = {}
     unmatched: list[str] = []
-    for line, row in enumerate(reader, start=2):
-        where = f"line {line}"
+    line = reader.line_num + 1
+    for row in reader:
+        here, line = line, reader.line_num + 1
         task_id = (row.get("task_id") or "").strip()
         if not task_id:
-            raise source.error(f"{where}.task_id", "empty")
+            problems.add(here, "task_id", "empty")
+            continue
         if task_id not in tasks:
             if task_id not in unmatched:
                 unmatched.append(task_id)
             continue
         task = tasks[task_id]
-        position = _int_cell(row.get("criterion_position"), source, f"{where}.criterion_position")
-        if not 0 <= position < len(task.criteria):
-            raise source.error(
-                f"{where}.criterion_position",
-                f"task {task_id}: {position} is outside 0..{len(task.criteria) - 1}",
-            )
-        sample = _int_cell(row.get("sample") or "1", source, f"{where}.sample")
-        if sample < 1:
-            raise source.error(f"{where}.sample", f"expected >= 1, got {sample}")
+        try:
+            if key == "criterion_id":
+                criterion_id = (row.get("criterion_id") or "").strip()
+                by_id = {c.criterion_id: c.position for c in task.criteria}
+                if criterion_id not in by_id:
+                    raise ValueError(f"task {task_id}: no rubric criterion {kind(criterion_id)}")
+                position = by_id[criterion_id]
+            else:
+                position = _int_cell(row.get("criterion_position"))
+                if not 0 <= position < len(task.criteria):
+                    raise ValueError(
+                        f"task {task_id}: {position} is outside 0..{len(task.criteria) - 1}"
+                    )
+        except ValueError as exc:
+            problems.add(here, key, str(exc))
+            continue
+        try:
+            sample = _int_cell(row.get("sample") or "1")
+            if sample < 1:
+                raise ValueError(f"expected >= 1, got {sample}")
+        except ValueError as exc:
+            problems.add(here, "sample", str(exc))
+            continue
         verdict = (row.get("verdict") or "").strip().upper()
-        _verdict(verdict, source, where)
+        if verdict not in ("MET", "UNMET"):
+            problems.add(
+                here, "verdict", f'expected "MET" or "UNMET", got {kind(row.get("verdict"))}'
+            )
+            continue
         per_sample = cells.setdefault(task_id, {}).setdefault(sample, {})
         if position in per_sample:
-            raise source.error(where, f"task {task_id} sample {sample} position {position} twice")
+            problems.add(
+                here, key, f"task {task_id} sample {sample} criterion {row.get(key)!r} twice"
+            )
+            continue
         per_sample[position] = (verdict, row.get("justification") or None)
+    problems.check()
     parsed = ParsedResults(format="csv", unmatched_ids=unmatched)
     for task_id, samples in cells.items():
         task = tasks[task_id]
@@ -511,8 +544,8 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
     return parsed
 
 
-def _int_cell(value: str | None, source: SourceFile, where: str) -> int:
+def _int_cell(value: str | None) -> int:
     try:
         return int((value or "").strip())
     except ValueError:
-        raise source.error(where, f"expected an integer, got {kind(value)}") from None
+        raise ValueError(f"expected an integer, got {kind(value)}") from None
