@@ -28,6 +28,7 @@ from bench.settings import (
 )
 from warehouse.log_trust import LogVerificationFailed
 from warehouse.paths import BenchPaths
+from warehouse.scoring_vars import extraction_weight_names
 
 app = typer.Typer(
     help=__doc__,
@@ -324,7 +325,12 @@ def rebuild(home: HomeOption = None) -> None:
 @app.command()
 def rescore(
     weights: Annotated[
-        str | None, typer.Option(help="Composite weights, e.g. completeness=0.5,success=0.2")
+        str | None,
+        typer.Option(
+            metavar="NAME=W,…",
+            help="Extraction composite weights summing to 1 (a name left out weighs 0). "
+            f"Names: {', '.join(extraction_weight_names())}.",
+        ),
     ] = None,
     threshold: Annotated[
         float | None, typer.Option(min=0, max=1, help="Useful-success completeness threshold.")
@@ -336,7 +342,8 @@ def rescore(
     draco_weights: Annotated[
         Path | None,
         typer.Option(
-            help="CSV of DRACO criterion weight overrides: item_id,criterion_id,weight[,reason]."
+            help="CSV of DRACO criterion weight overrides, columns item_id, criterion_id, "
+            "weight and optionally reason."
         ),
     ] = None,
     umbrela_threshold: Annotated[
@@ -345,9 +352,14 @@ def rescore(
     ] = None,
     lane_prices: Annotated[
         str | None,
-        typer.Option(help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept)."),
+        typer.Option(
+            metavar="LANE=USD,…",
+            help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept).",
+        ),
     ] = None,
-    reset: Annotated[bool, typer.Option(help="Back to the default scoring vars.")] = False,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Every var back to its default (see --reset-var).")
+    ] = False,
     reset_var: Annotated[
         list[str] | None,
         typer.Option(
