@@ -88,6 +88,7 @@ EXAMPLES: dict[str, list[str]] = {
     "status": ["bench status"],
     "export": ["bench export --list", "bench export extraction_leaderboard --format json"],
     "app": ["bench app", "bench app --port 8502"],
+    "scorecard": ["bench scorecard", "bench scorecard --home ~/bench-data"],
 }
 
 
