@@ -81,7 +81,7 @@ def main() -> int:
     started = time.monotonic()
     broken_by: dict[str, list[str]] = defaultdict(list)  # invariant -> "seq S step N"
     first_seen: dict[str, str] = {}
-    steps_run, kills, rebuild_checks = 0, 0, 0
+    steps_run, kills, landed, rebuild_checks = 0, 0, 0, 0
     rules: Counter[str] = Counter()
     spent: Counter[str] = Counter()
     for i in range(args.sequences):
@@ -93,6 +93,7 @@ def main() -> int:
         world = soak_one(seed, args.steps, root, args.rebuild_check)
         steps_run += len(world.steps)
         kills += sum(1 for s in world.steps if s.killed is not None)
+        landed += sum(1 for s in world.steps if s.killed and s.killed.returncode is None)
         rebuild_checks += world.rebuild_checks
         spent.update(world.seconds)
         rules.update(s.command.rule for s in world.steps)
@@ -108,7 +109,8 @@ def main() -> int:
             shutil.rmtree(root, ignore_errors=True)
 
     print(
-        f"\n=== summary: {args.sequences} sequences, {steps_run} steps ({kills} with kill -9), "
+        f"\n=== summary: {args.sequences} sequences, {steps_run} steps ({kills} with kill -9, {landed} of them "
+        f"before the command ended), "
         f"{rebuild_checks} fresh-rebuild comparisons, {time.monotonic() - started:.0f} s "
         f"(commands {spent['commands']:.0f} s, checks {spent['checks']:.0f} s, "
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)"

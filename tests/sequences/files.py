@@ -196,6 +196,28 @@ def qa_long_csv(path: Path, questions: list, seed: int, with_urls: bool) -> Path
     return path
 
 
+QA_JSONL_MAP = "question=problem,answer=predicted,grade=grade,latency_s=latency"
+
+
+def qa_mapped_jsonl(path: Path, questions: list, seed: int) -> Path:
+    """The common per-row SimpleQA shape (docs/examples/simpleqa_results.jsonl: `problem`, gold
+    `answer`, `predicted`, a `grade` letter, `latency` in seconds), read through `QA_JSONL_MAP`."""
+    rng = random.Random(seed)
+    records = [
+        {
+            "problem": q.problem,
+            "answer": q.gold_answer,
+            "predicted": rng.choice([q.gold_answer, "unsure", f"draw {seed}"]),
+            "grade": rng.choice(LETTER_GRADES),
+            "latency": round(0.2 + 3 * rng.random(), 2),
+            "topic": q.topic or "",
+            "answer_type": q.answer_type or "",
+        }
+        for q in questions
+    ]
+    return write_jsonl(path, records)
+
+
 CORRECTION_COLUMNS = [
     "kind",
     "target",

@@ -56,7 +56,15 @@ SYSTEM_NAMES = ["acme", "globex", "initech"]
 JUDGE_LABELS = ["gpt-4o", "claude-sonnet-5"]
 # Seconds a command takes here before any measurement (the first run of each kind replaces it):
 # the kill lands at a random fraction of this.
-TYPICAL_S = {"ingest": 3.0, "publish": 1.5, "rebuild": 20.0, "scored": 20.0, "unscored": 2.0}
+TYPICAL_S = {
+    "ingest": 3.0,
+    "build": 10.0,
+    "publish": 1.5,
+    "rebuild": 20.0,
+    "rescore": 8.0,
+    "scored": 18.0,  # a collecting command that ingests, builds and publishes
+    "unscored": 1.5,
+}
 
 
 class Chooser(Protocol):
@@ -102,7 +110,7 @@ class Command:
 
     @property
     def typical_key(self) -> str:
-        if self.argv[0] in ("ingest", "publish", "rebuild"):
+        if self.argv[0] in TYPICAL_S:
             return self.argv[0]
         if self.builds or self.rescores:
             return "scored"
@@ -514,18 +522,21 @@ class World:
         repeat = self._repeat_import(ch, "qa-results")
         if repeat:
             return repeat
-        fmt = ch.choice(["nimble", "simple-evals", "csv", "csv-with-urls"])
+        fmt = ch.choice(["nimble", "simple-evals", "csv", "csv-with-urls", "jsonl"])
         questions = ch.subset(_demo_questions(), 1, 6)
         seed = ch.integer(0, 10**6)
         if fmt == "nimble":
             path = files.qa_nimble(self._new_file("raw_results.csv"), questions, seed)
         elif fmt == "simple-evals":
             path = files.qa_simple_evals(self._new_file("allresults.json"), questions, seed)
+        elif fmt == "jsonl":
+            path = files.qa_mapped_jsonl(self._new_file("results.jsonl"), questions, seed)
         else:
             path = files.qa_long_csv(
                 self._new_file("qa.csv"), questions, seed, fmt == "csv-with-urls"
             )
         argv = ["import", "qa-results", str(path), "--format", fmt.removesuffix("-with-urls")]
+        argv += ["--map", files.QA_JSONL_MAP] if fmt == "jsonl" else []
         argv += ["--lane", ch.choice(SYSTEM_NAMES), "--grader-label", ch.choice(JUDGE_LABELS)]
         argv += ["--questions", "demo"]
         return self._import(

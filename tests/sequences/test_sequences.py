@@ -141,12 +141,14 @@ def _summary(worlds: list[World], seconds: float) -> str:
     rules = Counter(step.command.rule for w in worlds for step in w.steps)
     steps = sum(len(w.steps) for w in worlds)
     kills = sum(1 for w in worlds for step in w.steps if step.killed is not None)
+    landed = sum(1 for w in worlds for s in w.steps if s.killed and s.killed.returncode is None)
     known = Counter(
         bug.bug for w in worlds for v in w.violations for bug in KNOWN_BUGS if bug.matches(v)
     )
     spent = sum((w.seconds for w in worlds), Counter())
     lines = [
-        f"{len(worlds)} sequences, {steps} steps ({kills} with kill -9), "
+        f"{len(worlds)} sequences, {steps} steps ({kills} with kill -9, {landed} of them "
+        "before the command ended), "
         f"{sum(w.rebuild_checks for w in worlds)} fresh-rebuild comparisons, {seconds:.0f} s "
         f"(commands {spent['commands']:.0f} s, checks {spent['checks']:.0f} s, "
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)",
