@@ -84,6 +84,7 @@ def main() -> int:
     steps_run, kills, landed, rebuild_checks = 0, 0, 0, 0
     rules: Counter[str] = Counter()
     spent: Counter[str] = Counter()
+    incomparable: list[str] = []
     for i in range(args.sequences):
         seed = args.seed + i
         print(
@@ -96,6 +97,7 @@ def main() -> int:
         landed += sum(1 for s in world.steps if s.killed and s.killed.returncode is None)
         rebuild_checks += world.rebuild_checks
         spent.update(world.seconds)
+        incomparable += [f"seed {seed} step {i}" for i in world.incomparable]
         rules.update(s.command.rule for s in world.steps)
         firsts: dict[str, Violation] = {}
         for v in world.violations:
@@ -116,6 +118,11 @@ def main() -> int:
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)"
     )
     print("rules applied: " + ", ".join(f"{r} {n}" for r, n in sorted(rules.items())))
+    if incomparable:
+        print(
+            f"not compared ({len(incomparable)}): the dbt project changed between the build and "
+            f"its fresh rebuild (the checkout was edited meanwhile): {', '.join(incomparable)}"
+        )
     if not broken_by:
         print("no invariant broken")
         return 0

@@ -209,6 +209,7 @@ class World:
         self.raw_rows = 0
         self.oracle: dict[tuple[str, str], Checksums] = {}
         self.rebuild_checks = 0
+        self.incomparable: list[int] = []  # steps whose comparison saw two dbt projects
         # where the time went: "commands", "checks" (but fresh rebuilds), "fresh rebuilds"
         self.seconds: Counter[str] = Counter()
 
@@ -403,9 +404,11 @@ class World:
         if self.rebuild_check == "never":
             return
         scoring = self.home / "scoring.json"
+        project = _project_built(self.home)
         key = (
             EventLog(self.home / "log").head().to_json().__repr__(),
             scoring.read_text() if scoring.exists() else "",
+            project,
         )
         if key not in self.oracle:
             self.rebuild_checks += 1
@@ -417,9 +420,15 @@ class World:
                     step,
                     invariants.MARTS_EQUAL_REBUILD,
                     [
-                        f"bench rebuild of a copy of the log failed: rc {outcome.returncode}: {outcome.tail(4)}"
+                        f"bench rebuild of a copy of the log failed: rc {outcome.returncode}: "
+                        f"{outcome.tail(4)}"
                     ],
                 )
+                return
+            if _project_built(self.oracle_home) != project:
+                # the dbt project was edited between the build and its fresh rebuild (a shared
+                # checkout): two projects' marts, not comparable
+                self.incomparable.append(step.index)
                 return
             self.oracle[key] = sums
         diff = invariants.differing_marts(self.oracle[key], self._marts() or {})
@@ -670,6 +679,15 @@ VERDICT_REPLACEMENTS: dict[str, tuple[str, ...]] = {
     "imported_verdict": ("MET", "UNMET"),
     "answer_graded": ("A", "B", "C"),
 }
+
+
+def _project_built(home: Path) -> str:
+    """The fingerprint of the dbt project the data root's warehouse was last built with
+    (bench/dbt_build.py writes it beside the warehouse)."""
+    from bench.dbt_build import fingerprint_file
+
+    path = fingerprint_file(home / "warehouse.duckdb")
+    return path.read_text().split()[0] if path.exists() and path.read_text().strip() else ""
 
 
 def _weights(ch: Chooser) -> str:

@@ -163,4 +163,7 @@ def _summary(worlds: list[World], seconds: float) -> str:
         for i, w in enumerate(worlds, start=1)
     ]
     lines += [f"known bug seen ({n} violations): {bug}" for bug, n in known.items()]
+    skipped = sum(len(w.incomparable) for w in worlds)
+    if skipped:
+        lines.append(f"{skipped} comparison(s) skipped: the dbt project was edited meanwhile")
     return "\n".join(lines)
