@@ -2,6 +2,7 @@
 
     python benchmarks/soak.py --sequences 5 [--steps 12] [--seed 0]
                               [--rebuild-check after-build|at-end|never] [--keep DIR]
+                              [--weight RULE=N ...]
 
 Each sequence starts from an empty data root and applies `--steps` rules drawn by weight
 (tests/sequences/model.py: offline runs of each family, imports in every format, corrections,
@@ -31,8 +32,10 @@ sys.path.insert(0, str(REPO))
 from tests.sequences.model import Step, Violation, World, drive  # noqa: E402
 
 
-def soak_one(seed: int, steps: int, root: Path, rebuild_check: str) -> World:
-    world = World(root, rebuild_check=rebuild_check)
+def soak_one(
+    seed: int, steps: int, root: Path, rebuild_check: str, weights: dict[str, int]
+) -> World:
+    world = World(root, rebuild_check=rebuild_check, weights=weights)
     seen: dict[tuple[str, str], list[int]] = {}
 
     def on_step(step: Step | None, found: list[Violation]) -> None:
@@ -74,7 +77,23 @@ def main() -> int:
         "only at the end of each sequence, or never",
     )
     parser.add_argument("--keep", type=Path, help="keep each sequence's data root under DIR")
+    parser.add_argument(
+        "--weight",
+        action="append",
+        default=[],
+        metavar="RULE=N",
+        help="override a rule's weight in the draw (e.g. kill=10; 0 leaves it out); repeatable. "
+        f"Rules and default weights: {', '.join(f'{r}={w}' for r, w in World.RULES.items())}",
+    )
     args = parser.parse_args()
+    weights = {}
+    for spec in args.weight:
+        rule, _, n = spec.partition("=")
+        if rule not in World.RULES or not n.isdigit():
+            parser.error(
+                f"--weight {spec}: expected RULE=N with RULE one of {', '.join(World.RULES)}"
+            )
+        weights[rule] = int(n)
 
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -91,7 +110,7 @@ def main() -> int:
             f"\n=== sequence {i + 1}/{args.sequences} (seed {seed}, {args.steps} steps)", flush=True
         )
         root = Path(tempfile.mkdtemp(prefix=f"soak-{seed}-", dir=args.keep))
-        world = soak_one(seed, args.steps, root, args.rebuild_check)
+        world = soak_one(seed, args.steps, root, args.rebuild_check, weights)
         steps_run += len(world.steps)
         kills += sum(1 for s in world.steps if s.killed is not None)
         landed += sum(1 for s in world.steps if s.killed and s.killed.returncode is None)
@@ -118,6 +137,8 @@ def main() -> int:
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)"
     )
     print("rules applied: " + ", ".join(f"{r} {n}" for r, n in sorted(rules.items())))
+    if weights:
+        print("weights overridden: " + ", ".join(f"{r}={n}" for r, n in weights.items()))
     if incomparable:
         print(
             f"not compared ({len(incomparable)}): the dbt project changed between the build and "

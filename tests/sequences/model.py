@@ -179,14 +179,20 @@ def _demo_questions() -> list:
 
 
 class World:
-    """One data root, the steps applied to it, the violations found. `rebuild_check`: when the
+    """One data root, the steps applied to it, the violations found. `weights` override rules'
+    weights in the draw (0 leaves a rule out). `rebuild_check`: when the
     marts are compared with a fresh rebuild's: "after-build" (after every successful build
     of the whole log; the default), "at-end" (in `settle` only) or "never". `score_chance`:
     how often a collecting command scores (ingest, build, publish: the CLI's default), not
     `--no-score`; a build is most of a step's time."""
 
     def __init__(
-        self, root: Path, *, rebuild_check: str = "after-build", score_chance: float = 0.6
+        self,
+        root: Path,
+        *,
+        rebuild_check: str = "after-build",
+        score_chance: float = 0.6,
+        weights: dict[str, int] | None = None,
     ):
         self.root = Path(root)
         self.home = self.root / "home"
@@ -195,6 +201,7 @@ class World:
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.rebuild_check = rebuild_check
         self.score_chance = score_chance  # a collecting command ingests, builds and publishes
+        self.rotation = rotation({**self.RULES, **(weights or {})})  # `weights`: overrides
         self.steps: list[Step] = []
         self.violations: list[Violation] = []
         self.log = LogView()
@@ -704,24 +711,25 @@ def _quote(arg: str) -> str:
     return json.dumps(arg) if (" " in arg or not arg) else arg
 
 
-def _rotation() -> list[str]:
+def rotation(weights: dict[str, int]) -> list[str]:
     """Every rule as often as its weight, in rounds (each rule of weight >= k once in round k),
     so that consecutive entries are different rules."""
-    rounds = max(World.RULES.values())
-    return [r for k in range(1, rounds + 1) for r, w in World.RULES.items() if w >= k]
+    rounds = max(weights.values())
+    return [r for k in range(1, rounds + 1) for r, w in weights.items() if w >= k]
 
 
-ROTATION = _rotation()
+ROTATION = rotation(World.RULES)
 
 
 def pick_rule(world: World, ch: Chooser, index: int, skip: frozenset[str] = frozenset()) -> str:
     """Step `index`'s rule: drawn by weight among those available (the first available at or
-    after the drawn place in `ROTATION`). The place is shifted by the step's index, so a
+    after the drawn place in the world's rotation, `ROTATION` by default). The place is shifted by the step's index, so a
     chooser that always answers its lowest choice (hypothesis' first, simplest sequence)
     walks every rule in turn instead of repeating the first."""
-    start = ch.integer(0, len(ROTATION) - 1) + index
-    for offset in range(len(ROTATION)):
-        rule = ROTATION[(start + offset) % len(ROTATION)]
+    places = world.rotation
+    start = ch.integer(0, len(places) - 1) + index
+    for offset in range(len(places)):
+        rule = places[(start + offset) % len(places)]
         if rule not in skip and world.available(rule):
             return rule
     raise AssertionError("no rule available")  # ingest always is

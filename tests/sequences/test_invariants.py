@@ -200,7 +200,7 @@ class _Lowest:
 
 class _Anything(World):
     def __init__(self):
-        pass
+        self.rotation = ROTATION
 
     def available(self, rule):
         return True
