@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bench import init_cli, pipeline, run_report, sql_cli
+# Only what the command signatures need is imported here: `bench --version` and every `-h`
+# stay fast. pipeline, run_report, dlt, duckdb, dbt, collectors are imported in command bodies
+# (tests/cli/test_lazy_imports.py holds this).
+from bench import init_cli, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
-from bench.dbt_runner import DbtError
-from bench.export import FORMATS, ExportError, export_mart, list_marts
+from bench.export import FORMATS, ExportError
 from bench.help import MAIN_EPILOG, VersionOption, add_examples
 from bench.options import HomeOption, ScoreOption
 from bench.settings import (
@@ -26,7 +28,6 @@ from bench.settings import (
     save_scoring_vars,
     shared_data_dir,
 )
-from warehouse.log_trust import LogVerificationFailed
 from warehouse.paths import BenchPaths
 from warehouse.scoring_vars import extraction_weight_names
 
@@ -65,6 +66,8 @@ def _paths(home: Path | None) -> BenchPaths:
 
 def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
     """Load, build (with dbt progress), publish; then the runs' headline figures."""
+    from bench import run_report
+
     run_report.refresh_and_report(paths, console, run_ids)
 
 
@@ -204,6 +207,7 @@ def import_predictions_cmd(
     home: HomeOption = None,
 ) -> None:
     """Import another extractor's predictions (upstream predictions format) as events."""
+    from bench import pipeline
     from collectors.extraction.predictions import import_predictions
 
     paths = _paths(home)
@@ -226,6 +230,9 @@ def ingest(
     home: HomeOption = None,
 ) -> None:
     """Load new log lines into the warehouse's raw tables (dlt, insert-only on event_id)."""
+    from bench import pipeline
+    from warehouse.log_trust import LogVerificationFailed
+
     paths = _paths(home)
     with console.status("loading events"):
         result = pipeline.ingest(paths, full=full)
@@ -274,6 +281,8 @@ def build(
     home: HomeOption = None,
 ) -> None:
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
+    from bench import pipeline
+
     paths = _paths(home)
     with console.status("dbt build"):
         built = pipeline.build(paths, with_unit_tests=with_unit_tests)
@@ -298,6 +307,8 @@ def test_cmd(home: HomeOption = None) -> None:
 @app.command()
 def publish(home: HomeOption = None) -> None:
     """Copy the marts into a new serving snapshot and swap it into place atomically."""
+    from bench import pipeline
+
     paths = _paths(home)
     tables = pipeline.publish(paths)
     console.print(f"published {len(tables)} tables to {paths.serve_db}")
@@ -307,6 +318,8 @@ def publish(home: HomeOption = None) -> None:
 @app.command()
 def rebuild(home: HomeOption = None) -> None:
     """Build a fresh warehouse from the log alone and compare every mart with the current one."""
+    from bench import pipeline
+
     paths = _paths(home)
     with console.status("rebuilding from the log"):
         report = pipeline.rebuild(paths)
@@ -372,6 +385,7 @@ def rescore(
     home: HomeOption = None,
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
+    from bench import pipeline
     from bench import rescore as rescoring
 
     paths = _paths(home)
@@ -460,6 +474,8 @@ def export(
     home: HomeOption = None,
 ) -> None:
     """Export a published mart as CSV, JSON lines or Parquet."""
+    from bench.export import export_mart, list_marts
+
     paths = _paths(home)
     if list_:
         for name in list_marts(paths.serve_db):
@@ -529,6 +545,7 @@ def demo(
     home: HomeOption = None,
 ) -> None:
     """The whole job offline: build the demo corpus, run every local engine, score, publish, serve."""
+    from bench import run_report
     from collectors.extraction.engines import ENGINES, REFERENCE_ENGINES
 
     paths = _paths(home)
@@ -562,6 +579,7 @@ def demo(
 
 
 def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], **options):
+    from bench import pipeline, run_report
     from collectors.extraction.runner import run_extraction
 
     with run_report.unit_progress(
@@ -578,7 +596,10 @@ def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], *
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    """Errors a user can act on: printed as one line, exit 2, never a traceback."""
+    """Errors a user can act on: printed as one line, exit 2, never a traceback.
+
+    Imported only once something has failed: these modules are the slow part of startup."""
+    from bench.dbt_runner import DbtError
     from collectors.draco.judge import JudgePreflightError
     from collectors.draco.runner import DracoPreflightFailed, DracoRunAborted
     from collectors.extraction.engines import EngineUnavailable
@@ -586,6 +607,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
     from warehouse.log import RunLocked
+    from warehouse.log_trust import LogVerificationFailed
 
     return (
         UserError,
@@ -617,10 +639,15 @@ def main() -> None:
     scrub_console()  # nothing this process prints can show a configured secret
     from bench.errors import corrupt_database, explain
 
-    errors = _user_errors()
     try:
         cli_command()(prog_name="bench")
-    except errors as exc:
+    except Exception as exc:
+        if not isinstance(exc, _user_errors()):
+            message = explain(exc)
+            if message is None:
+                raise
+            console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+            sys.exit(2)
         # A corrupt DuckDB file can surface inside a user error too (dbt's output in a
         # DbtError): then the file and what replaces it is the message.
         message = corrupt_database(exc) or str(exc)
@@ -630,12 +657,6 @@ def main() -> None:
         hint = offline_hint(exc, sys.argv[1:])
         if hint:
             console.print(f"[yellow]hint:[/yellow] {escape(hint)}", highlight=False, soft_wrap=True)
-        sys.exit(2)
-    except Exception as exc:
-        message = explain(exc)
-        if message is None:
-            raise
-        console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -12,11 +12,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench import pipeline, preflight_view, run_report
+from bench import preflight_view
 from bench.options import HomeOption, PlanJsonOption, ScoreOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
-from collectors.draco.judge import DEFAULT_JUDGE_SPEC
+from collectors.draco.judge_defaults import DEFAULT_JUDGE_SPEC
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -185,6 +185,7 @@ def run_rubric(
     judge_concurrency: int = 4,
     preflight: bool = True,
 ):
+    from bench import pipeline, run_report
     from collectors.draco.dataset import dataset_ref
     from collectors.draco.judge import build_judge
     from collectors.draco.normalize import NORMALIZER
@@ -304,6 +305,8 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         home: HomeOption = None,
     ) -> None:
         """Run research systems on rubric tasks and judge every criterion (resumable)."""
+        from bench import run_report
+
         paths = paths_for(home)
         summary = run_rubric(
             paths,
@@ -337,6 +340,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
 
         Appends verdicts under a new judge regime; calls no research system. Both regimes stay
         queryable side by side and never share a leaderboard row."""
+        from bench import pipeline, run_report
         from collectors.draco.judge import build_judge
         from collectors.draco.normalize import NORMALIZER
         from collectors.draco.runner import rejudge

@@ -7,9 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-import duckdb
-
-from warehouse.query import list_tables
+# duckdb is imported where a mart is read: the CLI imports FORMATS and ExportError at startup.
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -19,6 +17,8 @@ class ExportError(ValueError):
 
 
 def list_marts(serve_db: Path) -> list[str]:
+    from warehouse.query import list_tables
+
     if not serve_db.exists():
         raise ExportError(f"{serve_db} does not exist: run `bench demo` or `bench publish` first")
     return list_tables(serve_db, "marts")
@@ -32,6 +32,8 @@ def export_mart(serve_db: Path, mart: str, fmt: str, out: Path | None) -> int:
     mart = mart.removeprefix("marts.")
     if mart not in marts:
         raise ExportError(f"unknown mart {mart!r}; published marts: {', '.join(marts)}")
+    import duckdb
+
     with duckdb.connect(str(serve_db), read_only=True) as con:
         # `mart` is checked against the catalogue above, so quoting it is safe.
         table = con.execute(f'select * from marts."{mart}"').to_arrow_table()

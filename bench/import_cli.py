@@ -13,7 +13,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench import pipeline
 from bench.options import HomeOption, ScoreOption
 from bench.qa_cli import GraderOption, JudgeOption, SynthOption
 from bench.settings import shared_data_dir
@@ -30,6 +29,8 @@ SimpleqaFileOption = Annotated[
 
 def _refresh(paths: BenchPaths, *, announce: bool = True) -> None:
     """Ingest, build and publish after an import or a correction (--score)."""
+    from bench import pipeline
+
     with console.status("loading events, building marts, publishing"):
         pipeline.refresh(paths)
     if announce:
@@ -83,6 +84,7 @@ def register(
         Verdicts become an imported judge regime ("imported, not judged here"), never mixed with
         ours; reports become research outputs that `bench rejudge <run>` can judge. Example:
         bench import draco-results valyu_heavy.eval.json --format valyu --system valyu_heavy"""
+        from bench import pipeline
         from collectors.draco.dataset import load_draco
         from collectors.imports.draco_results import import_draco_results
 
@@ -171,6 +173,7 @@ def register(
         A per-row JSONL in the common SimpleQA shape: bench import qa-results results.jsonl
         --format jsonl --lane mine --grader-label gpt-4o
         --map question=problem,answer=predicted,grade=grade,latency_s=latency"""
+        from bench import pipeline
         from bench.qa_cli import _questions, _simpleqa
         from collectors.imports.qa_results import import_qa_results
 
@@ -226,6 +229,7 @@ def register(
         The file's recorded retrieval is replayed (no search call); our synthesizer answers and
         our grader grades in a run of its own, shown beside the file's own regime. Running it
         again finishes what is left and adds nothing twice."""
+        from bench import pipeline
         from bench.qa_cli import _questions, _roles, _simpleqa
         from collectors.imports.qa_regrade import regrade_imported_qa
 
@@ -302,6 +306,7 @@ def _register_corrections(
         Example: bench exclude ca0edd2d-c9b8-4b85-9b40-754f4865579a --benchmark draco
         --reason "rubric criterion 12 contradicts the source"
         """
+        from bench import pipeline
         from collectors.imports.corrections import append_corrections, exclude_items, provenance
 
         paths = paths_for(home)
@@ -332,6 +337,7 @@ def _register_corrections(
         home: HomeOption = None,
     ) -> None:
         """Replace stored verdicts with corrected ones (verdict_superseded events)."""
+        from bench import pipeline
         from collectors.imports.corrections import (
             append_corrections,
             provenance,
@@ -360,6 +366,7 @@ def _register_corrections(
         home: HomeOption = None,
     ) -> None:
         """Import exclusions and verdict supersessions from a file (docs/imports.md)."""
+        from bench import pipeline
         from collectors.imports.corrections import append_corrections, parse_corrections_file
 
         paths = paths_for(home)

@@ -16,7 +16,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bench import run_report
 from bench.options import HomeOption, PlanJsonOption
 from warehouse.paths import BenchPaths
 
@@ -68,7 +67,7 @@ def plan_cmd(
 
 def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, limit: int | None):
     """Collect; the caller prints the summary and refreshes the marts."""
-    from bench import pipeline
+    from bench import pipeline, run_report
     from bench.qa_cli import _base_url_overrides
     from collectors.extraction.live.runner import run_live_extraction
 
@@ -87,7 +86,7 @@ def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, lim
 def run_demo(paths: BenchPaths) -> str:
     """The demo's live benchmark: the loopback site (benchmark pages + every failure path), the
     three reference engines through the local fetcher, no keys."""
-    from bench import pipeline
+    from bench import pipeline, run_report
     from bench.settings import shared_data_dir
     from collectors.extraction.live.corpus import load_urls
     from collectors.extraction.live.runner import plan_live_extraction, run_live_extraction

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench import pipeline, preflight_view, run_report
+from bench import preflight_view
 from bench.options import HomeOption, PlanJsonOption, ScoreOption, SeriesOption
 from bench.settings import shared_data_dir
 from warehouse.paths import BenchPaths
@@ -120,6 +120,7 @@ def _questions(spec: str):
 
 
 def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bool) -> None:
+    from bench import pipeline
     from collectors.qa.plan import plan_qa
 
     synthesizer, grader, judge = roles
@@ -149,6 +150,7 @@ def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bo
 
 
 def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
+    from bench import pipeline, run_report
     from collectors.qa.runner import run_qa
 
     synthesizer, grader, judge = roles

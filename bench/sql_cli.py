@@ -10,22 +10,27 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from bench.export import ExportError, encode_table
 from bench.options import HomeOption
-from warehouse.publish import parts_dir
+
+if TYPE_CHECKING:  # duckdb is imported when a query runs, not when `bench -h` starts
+    import duckdb
 
 OUTPUT_FORMATS = ("table", "csv", "json")
 TABLE_ROW_LIMIT = 200  # the terminal table only; csv/json print every row
 
 
 def open_snapshot(serve_db: Path) -> duckdb.DuckDBPyConnection:
+    import duckdb
+
+    from warehouse.publish import parts_dir
+
     if not serve_db.exists():
         raise ExportError(
             f"{serve_db} does not exist: run `bench demo --no-serve` or `bench publish` first"
@@ -41,6 +46,8 @@ def open_snapshot(serve_db: Path) -> duckdb.DuckDBPyConnection:
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str):
     """The query's result as an Arrow table; DuckDB's own message on a bad query."""
+    import duckdb
+
     try:
         return con.execute(query).to_arrow_table()
     except duckdb.Error as exc:

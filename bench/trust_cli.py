@@ -11,19 +11,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from bench.options import HomeOption
-from warehouse.log import EventLog
-from warehouse.log_trust import (
-    accept,
-    last_trusted_head,
-    next_step,
-    record_head,
-    save_verification,
-    snapshot_head,
-    verify_trusted,
-)
 from warehouse.merkle import LogHead
-from warehouse.signing import generate_key, public_key_from
-from warehouse.verify import verify_log
+
+# warehouse.log, log_trust and verify load the event models (pydantic): imported by the
+# commands, so that `bench -h` does not pay for them.
 
 console = Console(stderr=True)
 out = Console()
@@ -33,6 +24,8 @@ def _since(text: str | None, paths) -> LogHead | None:
     if text is None:
         return None
     if text == "last":
+        from warehouse.log_trust import last_trusted_head
+
         head = last_trusted_head(paths)
         if head is None:
             raise ValueError("--since last: this data root has recorded no head yet")
@@ -43,6 +36,8 @@ def _since(text: str | None, paths) -> LogHead | None:
 
 
 def _published_head(paths) -> LogHead:
+    from warehouse.log_trust import snapshot_head
+
     snapshot = snapshot_head(paths.serve_db)
     if snapshot is None:
         raise ValueError(f"--since published: no snapshot at {paths.serve_db}")
@@ -79,6 +74,17 @@ def register(app: typer.Typer, paths_for) -> None:
     ) -> None:
         """Check the whole log: content hashes, chains, seals, the MANIFEST's Merkle tree, and
         (with --since / a public key) that it extends an earlier head. Exit 0 only when intact."""
+        from warehouse.log import EventLog
+        from warehouse.log_trust import (
+            accept,
+            next_step,
+            record_head,
+            save_verification,
+            verify_trusted,
+        )
+        from warehouse.signing import public_key_from
+        from warehouse.verify import verify_log
+
         paths = paths_for(home)
         if accept_reason is not None:
             report, head = accept(paths, accept_reason)
@@ -120,6 +126,8 @@ def register(app: typer.Typer, paths_for) -> None:
         home: HomeOption = None,
     ) -> None:
         """Make an ed25519 key pair for signing log heads (KEY and KEY.pub)."""
+        from warehouse.signing import generate_key
+
         paths = paths_for(home)
         public = private_key.with_name(private_key.name + ".pub")
         generate_key(private_key, public, data_root=paths.home)

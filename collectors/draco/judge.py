@@ -24,6 +24,11 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
+from collectors.draco.judge_defaults import (
+    DEFAULT_JUDGE_MODEL,
+    DEFAULT_JUDGE_PROVIDER,
+    DEFAULT_JUDGE_SPEC,
+)
 from collectors.draco.model import Criterion, Judge, JudgeSample, RubricTask
 from collectors.draco.offline_judge import OfflineJudge
 from collectors.draco.prompts import JUDGE_PROMPT_ID, load_prompt
@@ -31,9 +36,6 @@ from collectors.http.redaction import Redactor
 from collectors.llm import LlmCallError, LlmClient, LlmConfigError, make_backend
 from warehouse.events import JudgeRegimeRegistered, LlmCallRecord, SystemRef
 
-DEFAULT_JUDGE_PROVIDER = "anthropic"
-DEFAULT_JUDGE_MODEL = "claude-sonnet-5"  # the Nimble DRACO harness's judge (methodology §1.5)
-DEFAULT_JUDGE_SPEC = f"{DEFAULT_JUDGE_PROVIDER}:{DEFAULT_JUDGE_MODEL}"
 DEFAULT_SAMPLES = 3
 DEFAULT_MAX_TOKENS = 1024
 OFFLINE = "offline"
