@@ -146,3 +146,66 @@ def test_init_prints_next_commands_whose_paths_exist(tmp_path: Path) -> None:
         for flag in ("--questions", "--tasks", "--urls"):
             if flag in words:
                 assert Path(words[words.index(flag) + 1]).is_file(), command
+
+
+@pytest.fixture
+def precise_snapshot(snapshot: Path) -> Path:
+    """A mart whose doubles carry 16 digits, as an avg() over verdicts does."""
+    with duckdb.connect(str(snapshot / "serve.duckdb")) as con:
+        con.execute(
+            "create table marts.draco_leaderboard as select * from (values "
+            "('local-rag', 0.6651234567890123::double, 2.5e-07::double), "
+            "('closed-book', 69.0::double, null::double)) t(system, score, p_value)"
+        )
+    return snapshot
+
+
+def test_sql_table_rounds_floats_but_csv_and_json_keep_every_digit(precise_snapshot) -> None:
+    query = "select system, score, p_value from marts.draco_leaderboard order by system desc"
+    table = _bench("sql", query, home=precise_snapshot)
+    assert table.returncode == 0, table.stderr
+    assert "0.6651" in table.stdout and "0.66512" not in table.stdout
+    assert "69.0" in table.stdout
+    assert "2.5e-07" in table.stdout  # a tiny value keeps its digits, it does not read as 0
+    csv_out = _bench("sql", query, "-f", "csv", home=precise_snapshot)
+    assert csv_out.stdout.splitlines()[1] == "local-rag,0.6651234567890123,2.5e-07"
+    json_out = _bench("sql", query, "-f", "json", home=precise_snapshot)
+    # (pandas' JSON writer keeps 10 significant digits; the display's 4 decimals never apply)
+    assert json.loads(json_out.stdout.splitlines()[0])["score"] == pytest.approx(
+        0.6651234567890123, abs=1e-10
+    )
+
+
+def test_sql_shows_every_statements_result(snapshot: Path) -> None:
+    query = (
+        "select count(*) as n from marts.extraction_leaderboard; "
+        "select system from marts.extraction_leaderboard where shingle_f1 > 0.9;"
+    )
+    table = _bench("sql", query, home=snapshot)
+    assert table.returncode == 0, table.stderr
+    assert "┃ n" in table.stdout and "trafilatura" in table.stdout
+    assert table.stdout.count("row(s)") == 2
+    csv_out = _bench("sql", query, "-f", "csv", home=snapshot)
+    assert csv_out.stdout.splitlines() == ["n", "2", "", "system", "trafilatura"]
+    # A failing statement names which one failed, and nothing is half-shown.
+    bad = _bench("sql", "select 1 as one; select nope", "-f", "csv", home=snapshot)
+    assert bad.returncode == 2 and "statement 2 of 2" in bad.stderr
+    assert bad.stdout == ""
+
+
+def test_sql_prompt_has_help_quit_and_tables(snapshot: Path) -> None:
+    session = _bench(
+        "sql",
+        "-f",
+        "csv",
+        home=snapshot,
+        input=".help\n.tables\n.frobnicate\nselect 1 as a; select 2 as b\n.quit\nselect 3 as c\n",
+    )
+    assert session.returncode == 0, session.stderr
+    out = session.stdout
+    for command in (".tables", ".help", ".quit"):
+        assert command in out.split("sql> ")[1]  # .help lists each command
+    assert "marts.extraction_leaderboard" in out
+    assert "unknown command .frobnicate; .help lists them" in out
+    assert "a\n1\n\nb\n2\n" in out  # both statements of one line
+    assert "c\n3" not in out  # .quit left before the next line ran
