@@ -367,7 +367,8 @@ def rescore(
         str | None,
         typer.Option(
             metavar="LANE=USD,…",
-            help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept).",
+            help="QA: $ per 1,000 queries per lane, e.g. brave_search=4.5 (others kept); "
+            "a lane must be a known QA lane or one the warehouse holds.",
         ),
     ] = None,
     reset: Annotated[
@@ -408,7 +409,9 @@ def rescore(
         scoring["umbrela_threshold"] = umbrela_threshold
     if lane_prices:
         prices = {**(scoring.get("lane_price_overrides") or {})}
-        scoring["lane_price_overrides"] = {**prices, **rescoring.parse_lane_prices(lane_prices)}
+        requested = rescoring.parse_lane_prices(lane_prices)
+        rescoring.check_lane_prices(requested, paths.warehouse_db)
+        scoring["lane_price_overrides"] = {**prices, **requested}
     if draco_weights is not None:
         rows = parse_draco_weights(draco_weights)
         scoring["draco_weight_override_rows"] = rows

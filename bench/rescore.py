@@ -46,6 +46,37 @@ def parse_lane_prices(spec: str) -> dict[str, float]:
     return prices
 
 
+def known_lanes(warehouse_db: Path) -> list[str]:
+    """The lanes a price can be set for: every lane a QA run can use (the lane registry,
+    collectors.qa.lane_registry.available_lanes(), which the lane_prices seed mirrors), plus the
+    lanes only the warehouse knows (an imported file's own lane, `bench import qa-results --lane
+    NAME`), read from marts.qa_leaderboard when the warehouse has been built."""
+    from collectors.qa.lane_registry import available_lanes
+
+    lanes = list(available_lanes())
+    if warehouse_db.exists():
+        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+            try:
+                rows = con.execute(
+                    "select distinct lane from marts.qa_leaderboard where lane is not null"
+                ).fetchall()
+            except duckdb.CatalogException:  # no QA mart built yet
+                rows = []
+        lanes += sorted({lane for (lane,) in rows} - set(lanes))
+    return lanes
+
+
+def check_lane_prices(prices: dict[str, float], warehouse_db: Path) -> None:
+    """A price for a lane nobody can run or import would be stored and never shown: refused."""
+    known = known_lanes(warehouse_db)
+    unknown = [lane for lane in prices if lane not in known]
+    if unknown:
+        raise ValueError(
+            f"--lane-prices: unknown lane{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(unknown)}; the known lanes are {', '.join(known)}"
+        )
+
+
 def check_draco_overrides(rows: list[dict[str, Any]], warehouse_db: Path) -> None:
     """Every override must name a criterion registered in the warehouse (item and criterion)."""
     if not warehouse_db.exists():
