@@ -424,6 +424,8 @@ def rescore(
             f"({rescoring.describe_vars(scoring)}); no rebuild",
             highlight=False,
         )
+        if pipeline.publish_pending(paths):  # an earlier rescore built them, then was stopped
+            console.print(f"published the last build, which was never published: {paths.serve_db}")
         return
     if not pipeline.has_events(paths):  # a fresh home: nothing to score yet
         save_scoring_vars(paths, scoring)

@@ -127,6 +127,18 @@ def publish(paths: BenchPaths) -> list[str]:
     return tables
 
 
+def publish_pending(paths: BenchPaths) -> bool:
+    """Publish a build that was never published (a command killed between its build and its
+    publish); False when the snapshot already holds the last build."""
+    if not paths.warehouse_db.exists():
+        return False
+    unpublished = models_built_since_publish(paths.warehouse_db)
+    if unpublished is not None and not unpublished:
+        return False
+    publish(paths)
+    return True
+
+
 def refresh(paths: BenchPaths) -> IngestResult:
     """Load what is new, rebuild the marts, publish: what every collecting command ends with.
     A log that fails verification is still published without its failing segments (the app

@@ -74,3 +74,36 @@ def test_the_active_custom_vars_again_run_no_dbt_and_a_real_change_still_rebuild
     assert "rescored (useful_success_threshold=0.6)" in changed.stderr
     assert built_files(built_home)["serve.duckdb"] != before["serve.duckdb"]
     bench(built_home, "rescore", "--reset")  # back to the defaults for the other tests
+
+
+def test_a_rescore_stopped_between_its_build_and_its_publish_is_published_by_the_same_command_again(
+    built_home,
+):
+    """The window the sequence test found: the build accepted the vars (saved), the process died
+    before publishing; the command again changes no var, and must still publish that build."""
+    import duckdb
+
+    from bench import pipeline
+    from bench.dbt_build import rescore_selection
+    from bench.settings import save_scoring_vars
+    from warehouse.paths import BenchPaths
+
+    paths = BenchPaths(built_home)
+    scoring = {"useful_success_threshold": 0.55}
+    # what `bench rescore` does before it publishes
+    selection = rescore_selection(paths, ["useful_success_threshold"])
+    assert pipeline.build(paths, scoring_vars=scoring, select=selection)
+    save_scoring_vars(paths, scoring)
+    before = built_files(built_home)
+
+    again = bench(built_home, "rescore", "--threshold", "0.55")
+    assert "nothing changed" in again.stderr
+    assert "published the last build" in again.stderr, again.stderr
+    assert built_files(built_home)["serve.duckdb"] != before["serve.duckdb"]
+    with duckdb.connect(str(paths.serve_db), read_only=True) as con:
+        (metadata,) = con.execute("select metadata from main._publish").fetchone()
+    assert json.loads(metadata)["scoring_vars"] == scoring
+
+    settled = bench(built_home, "rescore", "--threshold", "0.55")  # now nothing is pending
+    assert "published the last build" not in settled.stderr
+    bench(built_home, "rescore", "--reset")

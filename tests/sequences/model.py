@@ -26,7 +26,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -291,11 +291,22 @@ class World:
     def execute(self, command: Command, *, kill_after_s: float | None = None) -> Step:
         # `bench rebuild` is itself a fresh rebuild: the marts before it are what it must give
         before = self._marts() if command.argv[0] == "rebuild" and self._current() else None
+        vars_before = self._scoring_vars()
         killed = None
         started = time.monotonic()
         if kill_after_s is not None:
             killed = kill_bench(self.home, command.argv, self.files_dir, kill_after_s)
         outcome = run_bench(self.home, command.argv, self.files_dir)
+        if command.rescores and outcome.ok and not _changed_vars(vars_before, self._scoring_vars()):
+            # vars in effect unchanged since before the step (a killed try counts as part of
+            # it): `bench rescore` says "nothing changed" and builds nothing; it publishes only
+            # a build a killed try left unpublished, which then is this step's build
+            pending = "published the last build" in outcome.output
+            said = (
+                "nothing changed: published a killed try's build" if pending else "nothing changed"
+            )
+            note = "; ".join(filter(None, [command.note, said]))
+            command = replace(command, rescores=pending, publishes=pending, note=note)
         if outcome.ok:
             key = command.typical_key
             self.typical_s[key] = round(0.5 * self.typical_s[key] + 0.5 * outcome.seconds, 2)
@@ -307,6 +318,13 @@ class World:
         rebuilt = self.seconds["fresh rebuilds"] - rebuilding
         self.seconds["checks"] += time.monotonic() - checked - rebuilt
         return step
+
+    def _scoring_vars(self) -> dict[str, Any]:
+        scoring = self.home / "scoring.json"
+        try:
+            return json.loads(scoring.read_text()) if scoring.exists() else {}
+        except ValueError:
+            return {}
 
     def _violate(self, step: Step, invariant: str, problems: list[str]) -> None:
         self.violations.extend(Violation(step.index, invariant, p) for p in problems)
@@ -639,7 +657,7 @@ class World:
             )
         argv = ["rescore"]
         options = ch.subset(
-            ["weights", "threshold", "penalty-floor", "umbrela", "lane-prices"], 1, 2
+            ["weights", "threshold", "penalty-floor", "umbrela", "lane-prices", "reset-var"], 1, 2
         )
         if "weights" in options:
             argv += ["--weights", _weights(ch)]
@@ -651,6 +669,8 @@ class World:
             argv += ["--umbrela-threshold", str(ch.integer(0, 3))]
         if "lane-prices" in options:
             argv += ["--lane-prices", f"{ch.choice(QA_LANES)}={ch.integer(0, 40) / 4:g}"]
+        if "reset-var" in options:  # one var the other options set, back to its default
+            argv += ["--reset-var", ch.choice(RESETTABLE_VARS)]
         if ch.chance(0.2):
             argv.append("--reset")  # back to defaults, then these
         return Command("rescore", argv, rescores=builds, publishes=builds, note=note)
@@ -681,11 +701,24 @@ REGISTRATIONS = {
     "qa": "question_registered",
     "extraction": "item_registered",
 }
+RESETTABLE_VARS = [
+    "extraction_weights",
+    "useful_success_threshold",
+    "draco_penalty_floor",
+    "umbrela_threshold",
+    "lane_price_overrides",
+]
 VERDICT_REPLACEMENTS: dict[str, tuple[str, ...]] = {
     "judge_verdict": ("MET", "UNMET"),
     "imported_verdict": ("MET", "UNMET"),
     "answer_graded": ("A", "B", "C"),
 }
+
+
+def _changed_vars(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    from bench.rescore import changed_vars
+
+    return changed_vars(before, after)
 
 
 def _project_built(home: Path) -> str:

@@ -44,7 +44,11 @@ qa_latest as (
     from qa_board
     left join runs on qa_board.run_id = runs.run_id
     group by qa_board.run_id, qa_board.grader_id, runs.started_at
-    order by runs.started_at desc nulls last, qa_board.run_id, bool_and(qa_board.grader_official) desc, qa_board.grader_id
+    order by
+        runs.started_at desc nulls last,
+        qa_board.run_id asc,
+        bool_and(qa_board.grader_official) desc,
+        qa_board.grader_id
     limit 1
 
 ),
@@ -112,7 +116,11 @@ draco_latest as (
     from draco_board
     left join runs on draco_board.run_id = runs.run_id
     group by draco_board.run_id, draco_board.judge_id, runs.started_at
-    order by runs.started_at desc nulls last, draco_board.run_id, bool_and(draco_board.judge_official) desc, draco_board.judge_id
+    order by
+        runs.started_at desc nulls last,
+        draco_board.run_id asc,
+        bool_and(draco_board.judge_official) desc,
+        draco_board.judge_id
     limit 1
 
 ),
@@ -161,7 +169,7 @@ extraction_latest as (
     from extraction_board
     left join runs on extraction_board.run_id = runs.run_id
     group by extraction_board.run_id, runs.started_at
-    order by runs.started_at desc nulls last, extraction_board.run_id
+    order by runs.started_at desc nulls last, extraction_board.run_id asc
     limit 1
 
 ),
@@ -205,7 +213,7 @@ live_latest as (
     from live_board
     left join runs on live_board.run_id = runs.run_id
     group by live_board.run_id, runs.started_at
-    order by runs.started_at desc nulls last, live_board.run_id
+    order by runs.started_at desc nulls last, live_board.run_id asc
     limit 1
 
 ),
@@ -270,7 +278,7 @@ ranked as (
     select
         *,
         rank() over (partition by family order by headline desc nulls last) as rank_in_family,
-        row_number() over (partition by family order by headline desc nulls last, product) as position,
+        row_number() over (partition by family order by headline desc nulls last, product asc) as position,
         count(*) over (partition by family) as n_products
     from products
 
@@ -314,16 +322,16 @@ tested as (
             when pairs.runner_up is null then 'no runner-up: one product in this family'
             when qa_tests.lane is not null and qa_tests.p_adjusted is not null
                 then 'paired t-test vs the baseline lane ' || qa_tests.baseline_lane
-                || ', ' || qa_tests.correction || '-adjusted over ' || qa_tests.family_size
-                || ' comparison(s), ' || qa_tests.n_pairs || ' paired questions'
+                    || ', ' || qa_tests.correction || '-adjusted over ' || qa_tests.family_size
+                    || ' comparison(s), ' || qa_tests.n_pairs || ' paired questions'
             when qa_tests.lane is not null
                 then 'not tested: fewer than two paired questions of the two lanes'
             when draco_tests.lane_a is not null and draco_tests.p_ttest_adjusted is not null
                 then 'paired t-test, ' || draco_tests.correction || '-adjusted over '
-                || draco_tests.family_size || ' lane pair(s), ' || draco_tests.n_pairs || ' paired tasks'
+                    || draco_tests.family_size || ' lane pair(s), ' || draco_tests.n_pairs || ' paired tasks'
             when pairs.family in ('qa_search', 'qa_answer')
                 then 'not tested: the QA leaderboard tests each lane against the baseline lane only, '
-                || 'and neither of these two is it'
+                    || 'and neither of these two is it'
             when pairs.family = 'deep_research' then 'not tested: fewer than two paired tasks'
             else 'not tested: this leaderboard has no significance test'
         end as significance_note
@@ -333,8 +341,8 @@ tested as (
             and pairs.run_id = qa_tests.run_id
             and pairs.regime = qa_tests.grader_id
             and (
-                (qa_tests.lane = pairs.winner and qa_tests.baseline_lane = pairs.runner_up)
-                or (qa_tests.lane = pairs.runner_up and qa_tests.baseline_lane = pairs.winner)
+                (pairs.winner = qa_tests.lane and pairs.runner_up = qa_tests.baseline_lane)
+                or (pairs.runner_up = qa_tests.lane and pairs.winner = qa_tests.baseline_lane)
             )
     left join draco_tests
         on pairs.family = 'deep_research'
