@@ -17,34 +17,22 @@ from __future__ import annotations
 from typing import Any
 
 from collectors.http import ProviderRequest
-from collectors.search.common import (
-    html_to_text,
-    join_snippets,
-    objects_at,
-    ranked_chunks,
-    string,
-    strings,
-)
+from collectors.http.json_fields import html_to_text, objects_at, string, strings
+from collectors.search.chunks import join_snippets, ranked_chunks
 from collectors.search.spec import PATIENT_POLICY, LaneSpec
+from collectors.vendors.brave import AUTH, BASE_URL, KEY_ENV, PROVIDER
+from collectors.vendors.brave import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "brave"
-KEY_ENV = "BRAVE_SEARCH_API_KEY"
-BASE_URL = "https://api.search.brave.com"
 SEARCH_PATH = "/res/v1/web/search"
 NORMALIZER_VERSION = "brave_search@1"
-PRICE_USD_PER_1K = 5.00
 
 
 def build_request(base_url: str, api_key: str, query: str, max_results: int) -> ProviderRequest:
     return ProviderRequest(
         method="GET",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={
-            "X-Subscription-Token": api_key,
-            "Accept": "application/json",
-            "Accept-Encoding": "gzip",
-        },
+        headers={**AUTH.json_headers(api_key), "Accept-Encoding": "gzip"},
         params={"q": query, "count": max_results, "extra_snippets": True, "operators": False},
     )
 

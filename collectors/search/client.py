@@ -38,7 +38,7 @@ from collectors.http import (
     rate_limiter,
     slot_clients,
 )
-from collectors.search.common import parse_body
+from collectors.http.json_fields import parse_body
 from collectors.search.lanes import LANES, LaneSpec
 from warehouse.events import Chunk, ChunksNormalized, ProviderCallFailed, SystemRef
 

@@ -13,31 +13,26 @@ from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import (
-    body_string,
-    listed_sources,
-    objects_at,
-    ranked_chunks,
-    string,
-)
+from collectors.http.json_fields import first_nonempty_string, objects_at, string
+from collectors.search.chunks import listed_sources, ranked_chunks
 from collectors.search.spec import AnswerSpec, LaneSpec
+from collectors.vendors.exa import (
+    ANSWER_PRICE_SNAPSHOT,
+    ANSWER_USD_PER_1K,
+    AUTH,
+    BASE_URL,
+    KEY_ENV,
+    PROVIDER,
+    SDK,
+)
+from collectors.vendors.exa import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "exa"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECK = SdkCheck(
-    package="exa-py",
-    version="2.27.0",
-    docs="https://docs.exa.ai/reference/search",
-    checked_on="2026-12-01",
-)
-KEY_ENV = "EXA_API_KEY"
-BASE_URL = "https://api.exa.ai"
+SDK_CHECK = SDK.check(docs="https://docs.exa.ai/reference/search")
 SEARCH_PATH = "/search"
 NORMALIZER_VERSION = "exa_search@1"
-PRICE_USD_PER_1K = 7.00  # auto and fast are billed alike
 
 
 def build_request(
@@ -46,7 +41,7 @@ def build_request(
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={"x-api-key": api_key, "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "query": query,
             "type": search_type,
@@ -64,7 +59,9 @@ def normalize(document: Any) -> list[Chunk]:
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return body_string(document, "requestId") or request_id_from_headers(headers, document)
+    return first_nonempty_string(document, "requestId") or request_id_from_headers(
+        headers, document
+    )
 
 
 # --- the lanes this module backs (collectors.search.spec) -----------------------------------
@@ -97,9 +94,9 @@ ANSWER_LANE = AnswerSpec(
     key_env=KEY_ENV,
     base_url=BASE_URL,
     path="/answer",
-    price_usd_per_1k=5.0,  # Exa answer list price, snapshot 2026-12 (unconfirmed)
-    price_snapshot="2026-12-01",
-    auth=lambda key: {"x-api-key": key, "Accept": "application/json"},
+    price_usd_per_1k=ANSWER_USD_PER_1K,
+    price_snapshot=ANSWER_PRICE_SNAPSHOT,
+    auth=AUTH.json_headers,
     body=lambda question: {"query": question, "text": True},
     answer_field="answer",
     citations=lambda body: listed_sources(body, "citations", "text"),

@@ -12,27 +12,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import body_string, objects_at, ranked_chunks, string
+from collectors.http.json_fields import first_nonempty_string, objects_at, string
+from collectors.search.chunks import ranked_chunks
 from collectors.search.spec import PATIENT_POLICY, LaneSpec
+from collectors.vendors.firecrawl import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
+from collectors.vendors.firecrawl import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "firecrawl"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECK = SdkCheck(
-    package="firecrawl-py",
-    version="4.54.0",
-    docs="https://docs.firecrawl.dev/api-reference/endpoint/search",
-    checked_on="2026-12-01",
-)
-KEY_ENV = "FIRECRAWL_API_KEY"
-BASE_URL = "https://api.firecrawl.dev"
+SDK_CHECK = SDK.check(docs="https://docs.firecrawl.dev/api-reference/endpoint/search")
 SEARCH_PATH = "/v2/search"
 # @2: source objects (`sources: [{"type": "web"}]`, the SDK's wire form) and `success: false`
 # read as a failure; @1 sent `sources: ["web"]`.
 NORMALIZER_VERSION = "firecrawl_search@2"
-PRICE_USD_PER_1K = 1.98  # Standard plan $99 / 100k credits, 2 credits per 10 results
 # Firecrawl's own budget, below our 60 s attempt deadline so it answers before we give up.
 SERVER_TIMEOUT_MS = 55_000
 
@@ -41,7 +34,7 @@ def build_request(base_url: str, api_key: str, query: str, max_results: int) -> 
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "query": query,
             "limit": max_results,
@@ -74,7 +67,7 @@ def body_failure(document: Any) -> str | None:
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return body_string(document, "id") or request_id_from_headers(headers, document)
+    return first_nonempty_string(document, "id") or request_id_from_headers(headers, document)
 
 
 # --- the lanes this module backs (collectors.search.spec) -----------------------------------

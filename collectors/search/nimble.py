@@ -14,35 +14,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import (
-    body_string,
-    join_snippets,
-    objects_at,
-    ranked_chunks,
-    string,
-    strings,
-)
-from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec, bearer_headers
+from collectors.http.json_fields import first_nonempty_string, objects_at, string, strings
+from collectors.search.chunks import join_snippets, ranked_chunks
+from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec
+from collectors.vendors.nimble import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
+from collectors.vendors.nimble import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "nimble"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECK = SdkCheck(
-    package="nimble-python",
-    version="1.6.0",
-    docs="https://docs.nimbleway.com/api-reference/search/search",
-    checked_on="2026-12-01",
-)
-KEY_ENV = "NIMBLE_API_KEY"
-BASE_URL = "https://sdk.nimbleway.com"
+SDK_CHECK = SDK.check(docs="https://docs.nimbleway.com/api-reference/search/search")
 SEARCH_PATH = "/v2/search"
 HEALTHCHECK_PATH = "/v2/healthcheck"  # 200 or 404 both mean "host reachable" (ref-harness)
 NORMALIZER_VERSION = "nimble_search@1"
 # `standard` is the current name of the Search tier (`fast` is its deprecated alias).
 SEARCH_DEPTH = "standard"
-PRICE_USD_PER_1K = 5.00  # Search tier; unconfirmed at source (Lite tier: 1.10)
 RETRYABLE_EXTRA = frozenset({409})
 
 
@@ -50,7 +36,7 @@ def build_request(base_url: str, api_key: str, query: str, max_results: int) -> 
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "query": query,
             "max_results": max_results,
@@ -70,7 +56,9 @@ def normalize(document: Any) -> list[Chunk]:
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return body_string(document, "request_id") or request_id_from_headers(headers, document)
+    return first_nonempty_string(document, "request_id") or request_id_from_headers(
+        headers, document
+    )
 
 
 # --- the lanes this module backs (collectors.search.spec) -----------------------------------
@@ -125,8 +113,8 @@ ANSWER_LANE = AnswerSpec(
     key_env=KEY_ENV,
     base_url=BASE_URL,
     path=SEARCH_PATH,
-    price_usd_per_1k=PRICE_USD_PER_1K,  # the Search tier list price (providers.md, unconfirmed)
-    auth=bearer_headers,
+    price_usd_per_1k=PRICE_USD_PER_1K,  # billed as a search (the vendor module)
+    auth=AUTH.json_headers,
     body=lambda question: {"query": question, "include_answer": True, "max_results": 10},
     answer_field="answer",
     citations=answer_citations,

@@ -12,32 +12,18 @@ from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import (
-    body_string,
-    join_snippets,
-    objects_at,
-    ranked_chunks,
-    string,
-    strings,
-)
+from collectors.http.json_fields import first_nonempty_string, objects_at, string, strings
+from collectors.search.chunks import join_snippets, ranked_chunks
 from collectors.search.spec import LaneSpec
+from collectors.vendors.parallel import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
+from collectors.vendors.parallel import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "parallel"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECK = SdkCheck(
-    package="parallel-web",
-    version="1.3.7",
-    docs="https://docs.parallel.ai/api-reference/search/search",
-    checked_on="2026-12-01",
-)
-KEY_ENV = "PARALLEL_API_KEY"
-BASE_URL = "https://api.parallel.ai"
+SDK_CHECK = SDK.check(docs="https://docs.parallel.ai/api-reference/search/search")
 SEARCH_PATH = "/v1/search"
 NORMALIZER_VERSION = "parallel_search@1"
-PRICE_USD_PER_1K = {"basic": 5.00, "turbo": 1.00}
 
 
 def build_request(
@@ -46,7 +32,7 @@ def build_request(
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={"x-api-key": api_key, "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "objective": query,
             "search_queries": [query],
@@ -64,7 +50,9 @@ def normalize(document: Any) -> list[Chunk]:
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return body_string(document, "search_id") or request_id_from_headers(headers, document)
+    return first_nonempty_string(document, "search_id") or request_id_from_headers(
+        headers, document
+    )
 
 
 # --- the lanes this module backs (collectors.search.spec) -----------------------------------

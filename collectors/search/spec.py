@@ -27,7 +27,7 @@ from collectors.http import (
     RequestIdReader,
     request_id_from_headers,
 )
-from collectors.search.common import parse_body
+from collectors.http.json_fields import parse_body
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 PRICE_SNAPSHOT = "2026-09-17"
@@ -141,7 +141,3 @@ class AnswerSpec:
     citations: Callable[[dict[str, Any]], list[dict[str, Any]]]
     rate_per_s: float = 1.0
     price_snapshot: str = PRICE_SNAPSHOT
-
-
-def bearer_headers(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", "Accept": "application/json"}

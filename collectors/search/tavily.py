@@ -12,37 +12,18 @@ from functools import partial
 from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.vendor_truth import SdkCheck
-from collectors.search.common import (
-    body_string,
-    listed_sources,
-    objects_at,
-    ranked_chunks,
-    string,
-)
-from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec, bearer_headers
+from collectors.http.json_fields import first_nonempty_string, objects_at, string
+from collectors.search.chunks import listed_sources, ranked_chunks
+from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec
+from collectors.vendors.tavily import ABORT_STATUSES, AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
+from collectors.vendors.tavily import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
 
-PROVIDER = "tavily"
 # Request and parser held against the SDK's serialiser and response models
 # (tests/providers/test_vendor_contracts.py).
-SDK_CHECK = SdkCheck(
-    package="tavily-python",
-    version="0.8.5",
-    docs="https://docs.tavily.com/documentation/api-reference/endpoint/search",
-    checked_on="2026-12-01",
-)
-KEY_ENV = "TAVILY_API_KEY"
-BASE_URL = "https://api.tavily.com"
+SDK_CHECK = SDK.check(docs="https://docs.tavily.com/documentation/api-reference/endpoint/search")
 SEARCH_PATH = "/search"
 NORMALIZER_VERSION = "tavily_search@1"
-PRICE_USD_PER_1K = 8.00  # 1 credit x $0.008, basic and fast alike
-# Tavily's own statuses for a key that cannot go on: every further call fails the same way, so
-# the lane stops (error_class "auth", like a 402) instead of logging 500 landed non-answers.
-ABORT_STATUSES = (
-    (432, "Tavily: plan usage limit exceeded (out of credits)"),
-    (433, "Tavily: pay-as-you-go limit exceeded"),
-)
 
 
 def build_request(
@@ -51,7 +32,7 @@ def build_request(
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "query": query,
             "search_depth": search_depth,
@@ -69,7 +50,9 @@ def normalize(document: Any) -> list[Chunk]:
 
 
 def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return body_string(document, "request_id") or request_id_from_headers(headers, document)
+    return first_nonempty_string(document, "request_id") or request_id_from_headers(
+        headers, document
+    )
 
 
 # --- the lanes this module backs (collectors.search.spec) -----------------------------------
@@ -102,8 +85,8 @@ ANSWER_LANE = AnswerSpec(
     key_env=KEY_ENV,
     base_url=BASE_URL,
     path=SEARCH_PATH,
-    price_usd_per_1k=PRICE_USD_PER_1K,  # 1 credit, as for search (providers.md)
-    auth=bearer_headers,
+    price_usd_per_1k=PRICE_USD_PER_1K,  # 1 credit, as for search (the vendor module)
+    auth=AUTH.json_headers,
     body=lambda question: {"query": question, "include_answer": True, "max_results": 10},
     answer_field="answer",
     citations=lambda body: listed_sources(body, "results", "content"),

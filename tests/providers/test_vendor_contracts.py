@@ -29,7 +29,7 @@ import pytest
 from pydantic import BaseModel
 
 from collectors.search import LANES, SearchClient
-from collectors.search.common import SNIPPET_SEPARATOR
+from collectors.search.chunks import SNIPPET_SEPARATOR
 from collectors.testing import FakeVendorServer
 from collectors.testing.vendor_responses import search_response
 from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check
