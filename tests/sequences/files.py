@@ -114,16 +114,21 @@ def _nimble_draco_record(task, rng: random.Random, error: str | None = None) -> 
     }
 
 
-def draco_long_csv(path: Path, tasks: list, seed: int, samples: int) -> Path:
+def draco_long_csv(
+    path: Path, tasks: list, seed: int, samples: int, *, by_id: bool = False
+) -> Path:
+    """One verdict a row; criteria named by their position, or by the dataset's criterion ids."""
     rng = random.Random(seed)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["task_id", "criterion_position", "verdict", "sample", "justification"])
+        criterion = "criterion_id" if by_id else "criterion_position"
+        writer.writerow(["task_id", criterion, "verdict", "sample", "justification"])
         for task in tasks:
             for sample in range(1, samples + 1):
                 for c in task.criteria:
                     verdict = rng.choice(["MET", "UNMET", "met", "unmet"])
-                    writer.writerow([task.item_id, c.position, verdict, sample, f"draw {seed}"])
+                    named = c.criterion_id if by_id else c.position
+                    writer.writerow([task.item_id, named, verdict, sample, f"draw {seed}"])
     return path
 
 

@@ -29,6 +29,7 @@ ONE_TERMINAL = "every unit has exactly one terminal event"
 SNAPSHOT_IS_LAST_BUILD = "the snapshot is the last successful build"
 MARTS_EQUAL_REBUILD = "the incremental marts equal a fresh rebuild's"
 VERIFY_PASSES = "bench verify passes"
+EXPORT_IS_SNAPSHOT = "an export holds exactly the snapshot's rows"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -254,6 +255,35 @@ def differing_marts(expected: Checksums, actual: Checksums) -> list[str]:
             rows = lambda sums: "absent" if sums is None else f"{sums[0]} rows"  # noqa: E731
             out.append(f"{table} ({rows(want)} -> {rows(got)})")
     return out
+
+
+def export_problems(serve_db: Path, mart: str, exported: Path, fmt: str) -> list[str]:
+    """`bench export MART` wrote the snapshot's table: the same rows (a parquet file, compared
+    row for row both ways) or at least as many rows and the same columns (csv, json lines)."""
+    if not exported.exists():
+        return [f"bench export {mart} exited 0 but wrote no {exported.name}"]
+    with duckdb.connect(str(serve_db), read_only=True) as con:
+        table = f'marts."{mart}"'
+        (want,) = con.execute(f"select count(*) from {table}").fetchone()
+        columns = [r[0] for r in con.execute(f"describe {table}").fetchall()]
+        reader = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}[fmt]
+        # every column as text: a csv's inferred types are not the snapshot's
+        source = f"{reader}('{exported}'" + (", all_varchar = true)" if fmt == "csv" else ")")
+        got_columns = [r[0] for r in con.execute(f"describe select * from {source}").fetchall()]
+        (got,) = con.execute(f"select count(*) from {source}").fetchone()
+        problems = []
+        if got_columns != columns:
+            problems.append(f"{mart}: exported columns {got_columns} != snapshot {columns}")
+        if got != want:
+            problems.append(f"{mart}: exported {got} rows, the snapshot holds {want}")
+        if fmt == "parquet" and not problems:
+            (differ,) = con.execute(
+                f"select count(*) from ((select * from {table} except all select * from {source})"
+                f" union all (select * from {source} except all select * from {table}))"
+            ).fetchone()
+            if differ:
+                problems.append(f"{mart}: {differ} row(s) differ between export and snapshot")
+    return problems
 
 
 def snapshot_problems(

@@ -243,6 +243,7 @@ class World:
         "build": 2,
         "publish": 1,
         "rebuild": 1,
+        "read": 1,
     }
     # What a kill's lowest choice hits first: the commands that write the warehouse. `rebuild`
     # first, so the tour builds twice (the killed rebuild's second try, then `settle`): an
@@ -264,6 +265,8 @@ class World:
             return bool(self.good_builds)
         if rule == "rebuild":
             return bool(self.log.events)
+        if rule == "read":
+            return (self.home / "serve.duckdb").exists()
         return True
 
     def _has_raw(self) -> bool:
@@ -367,6 +370,15 @@ class World:
                 self.home / "serve.duckdb", self.good_builds, self.published_last_build
             ),
         )
+        if command.argv[0] == "export" and outcome.ok:
+            fmt = command.argv[command.argv.index("--format") + 1]
+            out = Path(command.argv[command.argv.index("--out") + 1])
+            mart = command.argv[1].removeprefix("marts.")
+            self._violate(
+                step,
+                invariants.EXPORT_IS_SNAPSHOT,
+                invariants.export_problems(self.home / "serve.duckdb", mart, out, fmt),
+            )
         verify = run_bench(self.home, ["verify"], self.files_dir)
         if not verify.ok:
             self._violate(
@@ -529,7 +541,7 @@ class World:
         repeat = self._repeat_import(ch, "draco-results")
         if repeat:
             return repeat
-        fmt = ch.choice(["valyu-grading", "valyu-inference", "nimble", "csv"])
+        fmt = ch.choice(["valyu-grading", "valyu-inference", "nimble", "csv", "csv-by-id"])
         tasks = ch.subset(_draco_tasks(), 1, 3)
         seed = ch.integer(0, 10**6)
         argv = ["import", "draco-results"]
@@ -546,7 +558,11 @@ class World:
             argv += [str(path), "--format", "nimble", "--judge-label", ch.choice(JUDGE_LABELS)]
         else:
             path = files.draco_long_csv(
-                self._new_file("verdicts.csv"), tasks, seed, ch.integer(1, 2)
+                self._new_file("verdicts.csv"),
+                tasks,
+                seed,
+                ch.integer(1, 2),
+                by_id=fmt == "csv-by-id",
             )
             argv += [str(path), "--format", "csv", "--judge-label", ch.choice(JUDGE_LABELS)]
         argv += ["--system", ch.choice(SYSTEM_NAMES)]
@@ -686,6 +702,18 @@ class World:
 
     def _draw_rebuild(self, ch: Chooser) -> Command:
         return Command("rebuild", ["rebuild"], ingests=True, builds=True, publishes=True)
+
+    def _draw_read(self, ch: Chooser) -> Command:
+        """What a reader does with the published snapshot: export a mart, see the scorecard."""
+        if ch.chance(0.25):
+            return Command("read", ["scorecard"])
+        marts = sorted(invariants.mart_checksums(self.home / "serve.duckdb") or {})
+        mart = ch.choice(marts)
+        fmt = ch.choice(["parquet", "csv", "json"])
+        out = self._new_file(f"{mart}.{fmt}")
+        prefix = "marts." if ch.chance(0.5) else ""  # `bench sql` names it so; export takes both
+        argv = ["export", prefix + mart, "--format", fmt, "--out", str(out)]
+        return Command("read", argv, note=f"{mart} as {fmt}")
 
     # --- reporting ---------------------------------------------------------------------------
 

@@ -211,3 +211,27 @@ def test_the_lowest_choices_tour_every_rule():
     tour = [pick_rule(world, _Lowest(), index) for index in range(len(World.RULES))]
     assert tour == list(World.RULES)
     assert Counter(ROTATION) == Counter(World.RULES)  # as often as its weight
+
+
+def test_an_export_missing_a_row_or_changing_a_value_is_caught_and_a_faithful_one_is_not(tmp_path):
+    serve = tmp_path / "serve.duckdb"
+    with duckdb.connect(str(serve)) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.board as select range as id, range / 3 as score from range(5)"
+        )
+        for name, query in {
+            "same": "select * from marts.board",
+            "short": "select * from marts.board where id < 4",
+            "changed": "select id, case when id = 2 then 9.0 else score end as score from marts.board",
+        }.items():
+            con.execute(f"copy ({query}) to '{tmp_path / name}.parquet' (format parquet)")
+        con.execute(f"copy marts.board to '{tmp_path / 'same.csv'}' (header)")
+    assert invariants.export_problems(serve, "board", tmp_path / "same.parquet", "parquet") == []
+    assert invariants.export_problems(serve, "board", tmp_path / "same.csv", "csv") == []
+    short = invariants.export_problems(serve, "board", tmp_path / "short.parquet", "parquet")
+    assert short == ["board: exported 4 rows, the snapshot holds 5"]
+    changed = invariants.export_problems(serve, "board", tmp_path / "changed.parquet", "parquet")
+    assert changed == ["board: 2 row(s) differ between export and snapshot"]
+    missing = invariants.export_problems(serve, "board", tmp_path / "none.parquet", "parquet")
+    assert missing == ["bench export board exited 0 but wrote no none.parquet"]
