@@ -79,8 +79,8 @@ def first_nonempty_string(document: Any, *keys: str) -> str | None:
     return None
 
 
-def first_id(document: Any, *keys: str) -> str | None:
-    """The first of `keys` holding an id: a non-empty string, or an integer as text."""
+def first_text(document: Any, *keys: str) -> str | None:
+    """The first of `keys` holding a non-empty string, or an integer as text (ids, statuses)."""
     if isinstance(document, dict):
         for key in keys:
             value = document.get(key)

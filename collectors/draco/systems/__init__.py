@@ -7,7 +7,8 @@ the app use them).
 
 `make_lane` checks the key now (MissingApiKey names the variable) and returns a lane that is
 an async context manager owning its httpx clients (`local-rag` too, with nothing to own).
-`price_for(lane)` is the per-task list price for the price seed: (usd, basis, snapshot).
+`price_for(lane)` is the per-task list price for the price seed: (usd, basis, snapshot); the
+prices themselves are the vendors' (collectors.vendors.<vendor>), written there once.
 
 Retries (providers.md §0, [N-DR]): submit 8 attempts, full jitter, base 1 s, cap 45 s;
 synchronous vendors (one long call) 3 attempts with a long attempt timeout, because a retry
@@ -48,6 +49,12 @@ from collectors.draco.systems.driver import (
 )
 from collectors.draco.systems.local_rag import LocalRagLane
 from collectors.http import CallPolicy
+from collectors.vendors import exa as exa_vendor
+from collectors.vendors import nimble as nimble_vendor
+from collectors.vendors import parallel as parallel_vendor
+from collectors.vendors import tavily as tavily_vendor
+from collectors.vendors import valyu as valyu_vendor
+from collectors.vendors import youcom as youcom_vendor
 
 LOCAL_RAG = "local-rag"
 MAX_POLL_FAILURES = 6  # consecutive failed poll calls before the attempt fails ([V]: 6)
@@ -116,8 +123,12 @@ _SPECS: list[ResearchLaneSpec] = [
             nimble.NimbleAgentApi(effort=effort),
             5.0,
             HOUR,
-            price_usd_per_task=nimble.PRICE_USD_PER_TASK.get(tier),
-            price_basis=nimble.PRICE_BASIS if tier in nimble.PRICE_USD_PER_TASK else None,
+            price_usd_per_task=nimble_vendor.AGENT_USD_PER_TASK.get(tier),
+            price_basis=(
+                nimble_vendor.AGENT_PRICE_BASIS
+                if tier in nimble_vendor.AGENT_USD_PER_TASK
+                else None
+            ),
         )
         for tier, effort in nimble.EFFORTS.items()
     ),
@@ -128,7 +139,7 @@ _SPECS: list[ResearchLaneSpec] = [
         None,
         None,
         submit_policy=SYNC_POLICY,
-        price_usd_per_task=exa.DEEP_REASONING_PRICE_USD_PER_TASK,
+        price_usd_per_task=exa_vendor.DEEP_REASONING_USD_PER_TASK,
         price_basis="list_price",
     ),
     *(
@@ -140,7 +151,7 @@ _SPECS: list[ResearchLaneSpec] = [
             price_usd_per_task=per_1k / 1000,
             price_basis="list_price",
         )
-        for processor, per_1k in parallel.PRICE_USD_PER_1K.items()
+        for processor, per_1k in parallel_vendor.TASK_USD_PER_1K.items()
     ),
     _vendor(
         "openai_gpt55_web",
@@ -178,8 +189,8 @@ _SPECS: list[ResearchLaneSpec] = [
             valyu.ValyuDeepResearchApi(mode=mode),
             15.0,
             HOUR,
-            price_usd_per_task=valyu.PRICE_USD_PER_TASK.get(mode),
-            price_basis="list_price" if mode in valyu.PRICE_USD_PER_TASK else None,
+            price_usd_per_task=valyu_vendor.DEEPRESEARCH_USD_PER_TASK.get(mode),
+            price_basis="list_price" if mode in valyu_vendor.DEEPRESEARCH_USD_PER_TASK else None,
         )
         for mode in valyu.MODES
     ),
@@ -189,7 +200,7 @@ _SPECS: list[ResearchLaneSpec] = [
         None,
         None,
         submit_policy=YOUCOM_POLICY,
-        price_usd_per_task=youcom.PRICE_USD_PER_TASK,
+        price_usd_per_task=youcom_vendor.RESEARCH_USD_PER_TASK,
         price_basis="list_price",
     ),
     *(
@@ -198,10 +209,18 @@ _SPECS: list[ResearchLaneSpec] = [
             tavily.TavilyResearchApi(model=model),
             10.0,
             1_800.0,
-            price_usd_per_task=tavily.PRICE_USD_PER_TASK.get(model),
-            price_basis=tavily.PRICE_BASIS if model in tavily.PRICE_USD_PER_TASK else None,
-            submit_policy=SUBMIT_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
-            poll_policy=POLL_POLICY.with_overrides(extra_abort_statuses=tavily.ABORT_STATUSES),
+            price_usd_per_task=tavily_vendor.RESEARCH_USD_PER_TASK.get(model),
+            price_basis=(
+                tavily_vendor.RESEARCH_PRICE_BASIS
+                if model in tavily_vendor.RESEARCH_USD_PER_TASK
+                else None
+            ),
+            submit_policy=SUBMIT_POLICY.with_overrides(
+                extra_abort_statuses=tavily_vendor.ABORT_STATUSES
+            ),
+            poll_policy=POLL_POLICY.with_overrides(
+                extra_abort_statuses=tavily_vendor.ABORT_STATUSES
+            ),
         )
         for model in tavily.MODELS
     ),

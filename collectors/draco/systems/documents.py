@@ -1,4 +1,5 @@
-"""Reading vendor documents: small helpers the research modules share.
+"""Reading research documents: the strict checks and citation shapes the research modules share
+(plain JSON field reading is collectors.http.json_fields, one module for every family).
 
 Unlike the search normalisers, these are strict where it matters: a completed run whose report
 field is missing or not text raises `VendorShapeError` (the attempt fails with
@@ -13,19 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from collectors.draco.systems.driver import VendorShapeError
+from collectors.http.json_fields import first_text, number
 from warehouse.events import ReportCitation
-
-
-def obj(document: Any, *path: str) -> Any:
-    """The value at `path` inside nested objects, or None."""
-    node = document
-    for key in path:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
-
-
-def objects(value: Any) -> list[dict[str, Any]]:
-    return [entry for entry in value if isinstance(entry, dict)] if isinstance(value, list) else []
 
 
 def require_object(document: Any, what: str) -> dict[str, Any]:
@@ -38,17 +28,6 @@ def require_text(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise VendorShapeError(f"{what}: expected text, got {type(value).__name__}")
     return value
-
-
-def first_string(document: Any, *keys: str) -> str | None:
-    if isinstance(document, dict):
-        for key in keys:
-            value = document.get(key)
-            if isinstance(value, str) and value:
-                return value
-            if isinstance(value, int) and not isinstance(value, bool):
-                return str(value)
-    return None
 
 
 def citation(
@@ -65,16 +44,6 @@ def citations(entries: Iterable[dict[str, Any]]) -> tuple[ReportCitation, ...]:
     )
 
 
-def number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def count(value: Any) -> int:
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def billed(amount: Any) -> tuple[float | None, str | None]:
     """(cost, "billed") when the vendor reported a positive amount, else (None, None)."""
     value = number(amount)
@@ -86,4 +55,4 @@ def billed(amount: Any) -> tuple[float | None, str | None]:
 def error_message(document: Any) -> str:
     """A vendor's failure detail: `error` as a string, or `error.message`; "" when absent."""
     error = document.get("error") if isinstance(document, dict) else None
-    return error if isinstance(error, str) else first_string(error, "message") or ""
+    return error if isinstance(error, str) else first_text(error, "message") or ""

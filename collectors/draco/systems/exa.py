@@ -5,7 +5,7 @@ Agent (lanes exa_agent_<effort>):
   `{query, effort}`; poll `GET /agent/runs/{id}` (2 s, <= 3,600 s; runs time out after 1 h).
 - Auth: providers.md says *verify* between `x-api-key` (Exa's documented header for its other
   endpoints) and the `Authorization: Bearer` of agent examples; we send `x-api-key`
-  (AUTH_HEADER, one constant).
+  (collectors.vendors.exa.AUTH, one declaration for every Exa client).
 - The completed run document carries the report: `output.text`, citations
   `output.grounding[].citations[]`, billed cost `costDollars.total` (the wire name: `exa-py`'s
   `AgentRun.cost_dollars` is declared with alias `costDollars`; `cost_dollars` is read too).
@@ -34,34 +34,20 @@ from collectors.draco.systems.documents import (
     billed,
     citations,
     error_message,
-    first_string,
-    obj,
-    objects,
     require_object,
     require_text,
 )
 from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.vendors.exa import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="exa-py",
-    version="2.27.0",
-    docs="https://docs.exa.ai/reference/search",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "exa"
-KEY_ENV = "EXA_API_KEY"
-BASE_URL = "https://api.exa.ai"
-AUTH_HEADER = "x-api-key"  # see docstring: the documented header of Exa's API
+SDK_CHECK = SDK.check(docs="https://docs.exa.ai/reference/search")
 AGENT_BETA = ("Exa-Beta", "agent-2026-05-07")
 AGENT_RUNS_PATH = "/agent/runs"
 SEARCH_PATH = "/search"
 OUTPUT_DESCRIPTION = "A report answering the query."
 EFFORTS = ("low", "medium", "high", "xhigh")
-# `/search` type deep-reasoning: USD per request, list price quoted by [V]. The Agent API is
-# billed per run (`cost_dollars.total`), so it has no list price here.
-DEEP_REASONING_PRICE_USD_PER_TASK = 0.015
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",
@@ -80,7 +66,7 @@ _PHASES: dict[str, Phase] = {
 
 def _cost(document: Any) -> tuple[float | None, str | None]:
     for key in ("cost_dollars", "costDollars"):
-        cost, basis = billed(obj(document, key, "total"))
+        cost, basis = billed(at(document, key, "total"))
         if cost is not None:
             return cost, basis
     return None, None
@@ -93,14 +79,17 @@ def _grounded_citations(output: dict[str, Any]) -> tuple:
     return tuple(found)
 
 
+def _agent_headers(api_key: str) -> dict[str, str]:
+    return {**AUTH.header_for(api_key), AGENT_BETA[0]: AGENT_BETA[1], "Accept": "application/json"}
+
+
 def _key_probe(base_url: str, api_key: str, what: str) -> Probe:
     url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}"
-    headers = {AUTH_HEADER: api_key, AGENT_BETA[0]: AGENT_BETA[1], "Accept": "application/json"}
-    return Probe(ProviderRequest("GET", url, headers), what=what)
+    return Probe(ProviderRequest("GET", url, _agent_headers(api_key)), what=what)
 
 
 def _vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
-    return first_string(document, "requestId", "request_id") or request_id_from_headers(
+    return first_text(document, "requestId", "request_id") or request_id_from_headers(
         headers, document
     )
 
@@ -119,23 +108,20 @@ class ExaAgentApi(VendorApi):
             "endpoint": AGENT_RUNS_PATH,
             "effort": self.effort,
             "beta": AGENT_BETA[1],
-            "auth_header": AUTH_HEADER,
+            "auth_header": AUTH.header,
         }
-
-    def _headers(self, api_key: str) -> dict[str, str]:
-        return {AUTH_HEADER: api_key, AGENT_BETA[0]: AGENT_BETA[1], "Accept": "application/json"}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
         return ProviderRequest(
             method="POST",
             url=f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}",
-            headers=self._headers(api_key),
+            headers=_agent_headers(api_key),
             json_body={"query": instruction, "effort": self.effort},
         )
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "exa agent run")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running")
         report = None
         if phase == "completed":
@@ -153,7 +139,7 @@ class ExaAgentApi(VendorApi):
         message = error_message(document)
         return RunState(
             phase=phase,
-            run_id=first_string(document, "id", "runId", "run_id"),
+            run_id=first_text(document, "id", "runId", "run_id"),
             vendor_status=status,
             message=message,
             report=report,
@@ -161,7 +147,7 @@ class ExaAgentApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, self._headers(api_key))
+        return ProviderRequest("GET", url, _agent_headers(api_key))
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         return _key_probe(base_url, api_key, "agent runs list")
@@ -190,7 +176,7 @@ class ExaDeepReasoningApi(VendorApi):
         return ProviderRequest(
             method="POST",
             url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-            headers={AUTH_HEADER: api_key, "Accept": "application/json"},
+            headers=AUTH.json_headers(api_key),
             json_body={
                 "query": instruction,
                 "type": "deep-reasoning",
@@ -207,7 +193,7 @@ class ExaDeepReasoningApi(VendorApi):
         cost, basis = _cost(document)
         return RunState(
             phase="completed",
-            run_id=first_string(document, "requestId", "request_id"),
+            run_id=first_text(document, "requestId", "request_id"),
             vendor_status="completed",
             report=Report(
                 text=text, citations=_grounded_citations(output), cost_usd=cost, cost_basis=basis

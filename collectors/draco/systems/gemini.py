@@ -25,12 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    first_string,
-    objects,
-    require_object,
-    require_text,
-)
+from collectors.draco.systems.documents import require_object, require_text
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
@@ -39,20 +34,14 @@ from collectors.draco.systems.driver import (
     VendorApi,
     VendorShapeError,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest
+from collectors.http.json_fields import first_text, objects
+from collectors.vendors.gemini import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from warehouse.events import ReportCitation
 
-SDK_CHECK = SdkCheck(
-    package="google-genai",
-    version="3.6.1",
-    docs="https://ai.google.dev/gemini-api/docs/interactions-breaking-changes-may-2026",
-    checked_on=CHECKED_ON,
+SDK_CHECK = SDK.check(
+    docs="https://ai.google.dev/gemini-api/docs/interactions-breaking-changes-may-2026"
 )
-PROVIDER = "gemini"
-KEY_ENV = "GEMINI_API_KEY"
-BASE_URL = "https://generativelanguage.googleapis.com"
-AUTH_HEADER = "x-goog-api-key"
 INTERACTIONS_PATH = "/v1/interactions"
 MODELS_PATH = "/v1/models"
 AGENTS = {
@@ -72,10 +61,6 @@ _PHASES: dict[str, Phase] = {
     "incomplete": "failed",
     "budget_exceeded": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {AUTH_HEADER: api_key, "Accept": "application/json"}
 
 
 def _trailing_text_items(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -131,7 +116,7 @@ def parse_interaction(document: dict[str, Any]) -> Report:
 
 
 def _failure_detail(document: dict[str, Any]) -> str:
-    messages = [m for e in objects(document.get("errors")) if (m := first_string(e, "message"))]
+    messages = [m for e in objects(document.get("errors")) if (m := first_text(e, "message"))]
     return "; ".join(messages)
 
 
@@ -149,24 +134,24 @@ class GeminiDeepResearchApi(VendorApi):
             "endpoint": INTERACTIONS_PATH,
             "agent": self.agent,
             "background": True,
-            "auth_header": AUTH_HEADER,
+            "auth_header": AUTH.header,
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
         return ProviderRequest(
             "POST",
             f"{base_url.rstrip('/')}{INTERACTIONS_PATH}",
-            _headers(api_key),
+            AUTH.json_headers(api_key),
             json_body={"agent": self.agent, "input": instruction, "background": True},
         )
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "gemini interaction")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running")
         return RunState(
             phase=phase,
-            run_id=first_string(document, "id"),
+            run_id=first_text(document, "id"),
             vendor_status=status,
             message=_failure_detail(document),
             report=parse_interaction(document) if phase == "completed" else None,
@@ -174,8 +159,8 @@ class GeminiDeepResearchApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{INTERACTIONS_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, _headers(api_key))
+        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{MODELS_PATH}?pageSize=1"
-        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="models list")
+        return Probe(ProviderRequest("GET", url, AUTH.json_headers(api_key)), what="models list")

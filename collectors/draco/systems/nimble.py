@@ -25,14 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    citations,
-    first_string,
-    obj,
-    objects,
-    require_object,
-    require_text,
-)
+from collectors.draco.systems.documents import citations, require_object, require_text
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
@@ -41,26 +34,16 @@ from collectors.draco.systems.driver import (
     VendorApi,
     VendorShapeError,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.vendors.nimble import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="nimble-python",
-    version="1.6.0",
-    docs="https://docs.nimbleway.com/nimble-sdk/web-search-agents/quickstart",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "nimble"
-KEY_ENV = "NIMBLE_API_KEY"
-BASE_URL = "https://sdk.nimbleway.com"
+SDK_CHECK = SDK.check(docs="https://docs.nimbleway.com/nimble-sdk/web-search-agents/quickstart")
 RUN_PATH = "/v2/agents/runs"  # the one-call agents.run (disposable agent); see docstring
 AGENTS_PATH = "/v2/agents"
 AGENT_ID = "web_search_agent_id"
 USE_CASE = "research"
 EFFORTS = {"low": "low", "medium": "medium", "high": "high", "xhigh": "x-high", "max": "max"}
-# USD per task by tier: the harness README's per-item figures, basis not stated [N-DR].
-PRICE_USD_PER_TASK = {"high": 0.50, "xhigh": 2.00}
-PRICE_BASIS = "estimate"
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",
@@ -73,10 +56,6 @@ _PHASES: dict[str, Phase] = {
     "cancelled": "failed",
     "canceled": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +76,7 @@ class NimbleAgentApi(VendorApi):
         return ProviderRequest(
             method="POST",
             url=f"{base_url.rstrip('/')}{RUN_PATH}",
-            headers=_headers(api_key),
+            headers=AUTH.json_headers(api_key),
             json_body={"input": instruction, "effort": self.effort, "use_case": USE_CASE},
         )
 
@@ -109,13 +88,13 @@ class NimbleAgentApi(VendorApi):
 
     def read_poll(self, document: Any) -> RunState:
         document = require_object(document, "nimble run")
-        status = first_string(document, "status") or ""
-        agent_id = first_string(document, AGENT_ID)
+        status = first_text(document, "status") or ""
+        agent_id = first_text(document, AGENT_ID)
         return RunState(
             phase=_PHASES.get(status.lower(), "running"),
-            run_id=first_string(document, "id"),
+            run_id=first_text(document, "id"),
             vendor_status=status,
-            message=first_string(obj(document, "error"), "message") or "",
+            message=first_text(at(document, "error"), "message") or "",
             ids={AGENT_ID: agent_id} if agent_id else {},
         )
 
@@ -123,20 +102,24 @@ class NimbleAgentApi(VendorApi):
         return f"{base_url.rstrip('/')}{AGENTS_PATH}/{run.ids[AGENT_ID]}/runs/{run.run_id}"
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        return ProviderRequest("GET", self._run_url(base_url, run), _headers(api_key))
+        return ProviderRequest("GET", self._run_url(base_url, run), AUTH.json_headers(api_key))
 
     def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        return ProviderRequest("GET", f"{self._run_url(base_url, run)}/result", _headers(api_key))
+        return ProviderRequest(
+            "GET", f"{self._run_url(base_url, run)}/result", AUTH.json_headers(api_key)
+        )
 
     def read_result(self, document: Any) -> Report:
-        output = require_object(obj(document, "output"), "nimble result: output")
+        output = require_object(at(document, "output"), "nimble result: output")
         text = require_text(output.get("content"), "nimble result: output.content")
-        sources = objects(obj(output, "trust", "sources"))
+        sources = objects(at(output, "trust", "sources"))
         return Report(text=text, citations=citations(sources))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "request_id") or request_id_from_headers(headers, document)
+        return first_text(document, "request_id") or request_id_from_headers(headers, document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
-        request = ProviderRequest("GET", f"{base_url.rstrip('/')}{AGENTS_PATH}", _headers(api_key))
+        request = ProviderRequest(
+            "GET", f"{base_url.rstrip('/')}{AGENTS_PATH}", AUTH.json_headers(api_key)
+        )
         return Probe(request, what="agents list")

@@ -25,33 +25,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    count,
-    first_string,
-    obj,
-    objects,
-    require_object,
-    require_text,
-)
+from collectors.draco.systems.documents import require_object, require_text
 from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, count, first_text, objects
+from collectors.vendors.openai import (
+    AUTH,
+    BASE_URL,
+    KEY_ENV,
+    PROVIDER,
+    SDK,
+    WEB_SEARCH_USD_PER_CALL,
+)
 from warehouse.events import ReportCitation
 
-SDK_CHECK = SdkCheck(
-    package="openai",
-    version="3.57.0",
-    docs="https://platform.openai.com/docs/api-reference/responses",
-    checked_on=CHECKED_ON,
-)
-
-PROVIDER = "openai"
-KEY_ENV = "OPENAI_API_KEY"
-BASE_URL = "https://api.openai.com"
+SDK_CHECK = SDK.check(docs="https://platform.openai.com/docs/api-reference/responses")
 RESPONSES_PATH = "/v1/responses"
 MODELS_PATH = "/v1/models"
 WEB_SEARCH_TOOL = {"type": "web_search_preview"}
-WEB_SEARCH_USD_PER_CALL = 25.0 / 1000
 
 
 @dataclass(frozen=True)
@@ -73,10 +64,6 @@ _PHASES: dict[str, Phase] = {
     "cancelled": "failed",
     "incomplete": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
 
 
 def parse_response(document: dict[str, Any]) -> Report:
@@ -102,7 +89,7 @@ def parse_response(document: dict[str, Any]) -> Report:
                     )
     usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
     usage = {**usage, "web_search_calls": web_searches}
-    model = first_string(document, "model") or ""
+    model = first_text(document, "model") or ""
     return Report(
         text="\n\n".join(texts), citations=tuple(found), usage=usage, **_cost(model, usage)
     )
@@ -152,19 +139,22 @@ class OpenAiResponsesApi(VendorApi):
         if self.background:
             body["background"] = True
         return ProviderRequest(
-            "POST", f"{base_url.rstrip('/')}{RESPONSES_PATH}", _headers(api_key), json_body=body
+            "POST",
+            f"{base_url.rstrip('/')}{RESPONSES_PATH}",
+            AUTH.json_headers(api_key),
+            json_body=body,
         )
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "openai response")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running" if self.background else "completed")
-        message = first_string(obj(document, "error"), "message") or first_string(
-            obj(document, "incomplete_details"), "reason"
+        message = first_text(at(document, "error"), "message") or first_text(
+            at(document, "incomplete_details"), "reason"
         )
         return RunState(
             phase=phase,
-            run_id=first_string(document, "id"),
+            run_id=first_text(document, "id"),
             vendor_status=status,
             message=message or "",
             report=parse_response(document) if phase == "completed" else None,
@@ -172,11 +162,13 @@ class OpenAiResponsesApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, _headers(api_key))
+        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return request_id_from_headers(headers, document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{MODELS_PATH}/{self.model}"
-        return Probe(ProviderRequest("GET", url, _headers(api_key)), what=f"model {self.model}")
+        return Probe(
+            ProviderRequest("GET", url, AUTH.json_headers(api_key)), what=f"model {self.model}"
+        )

@@ -26,9 +26,6 @@ from typing import Any
 from collectors.draco.systems.documents import (
     citations,
     error_message,
-    first_string,
-    obj,
-    objects,
     require_object,
     require_text,
 )
@@ -40,32 +37,13 @@ from collectors.draco.systems.driver import (
     VendorApi,
     unknown_run_probe,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.vendors.parallel import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="parallel-web",
-    version="1.3.7",
-    docs="https://docs.parallel.ai/api-reference/tasks/retrieve-task-run-result",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "parallel"
-KEY_ENV = "PARALLEL_API_KEY"
-BASE_URL = "https://api.parallel.ai"
+SDK_CHECK = SDK.check(docs="https://docs.parallel.ai/api-reference/tasks/retrieve-task-run-result")
 RUNS_PATH = "/v1/tasks/runs"
 OUTPUT_DESCRIPTION = "A report answering the input."
-# USD per 1,000 runs [N-DR]; snapshot date unknown (providers.md).
-PRICE_USD_PER_1K = {
-    "lite": 5.0,
-    "base": 10.0,
-    "core": 25.0,
-    "core2x": 50.0,
-    "pro": 100.0,
-    "ultra": 300.0,
-    "ultra2x": 600.0,
-    "ultra4x": 1200.0,
-    "ultra8x": 2400.0,
-}
 
 _PHASES: dict[str, Phase] = {
     "queued": "queued",
@@ -76,10 +54,6 @@ _PHASES: dict[str, Phase] = {
     "failed": "failed",
     "cancelled": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"x-api-key": api_key, "Accept": "application/json"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +76,7 @@ class ParallelTaskApi(VendorApi):
         return ProviderRequest(
             method="POST",
             url=f"{base_url.rstrip('/')}{RUNS_PATH}",
-            headers=_headers(api_key),
+            headers=AUTH.json_headers(api_key),
             json_body={
                 "input": instruction,
                 "processor": self.processor,
@@ -112,27 +86,29 @@ class ParallelTaskApi(VendorApi):
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "parallel task run")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         message = error_message(document)
         return RunState(
             phase=_PHASES.get(status.lower(), "running"),
-            run_id=first_string(document, "run_id"),
+            run_id=first_text(document, "run_id"),
             vendor_status=status,
             message=message,
         )
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         return ProviderRequest(
-            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}", _headers(api_key)
+            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}", AUTH.json_headers(api_key)
         )
 
     def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         return ProviderRequest(
-            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}/result", _headers(api_key)
+            "GET",
+            f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}/result",
+            AUTH.json_headers(api_key),
         )
 
     def read_result(self, document: Any) -> Report:
-        output = require_object(obj(document, "output"), "parallel result: output")
+        output = require_object(at(document, "output"), "parallel result: output")
         text = require_text(output.get("content"), "parallel result: output.content")
         found = []
         for basis in objects(output.get("basis")):
@@ -143,7 +119,7 @@ class ParallelTaskApi(VendorApi):
         )
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "run_id") or request_id_from_headers(headers, document)
+        return first_text(document, "run_id") or request_id_from_headers(headers, document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         return unknown_run_probe(self, base_url, api_key)

@@ -26,29 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    billed,
-    error_message,
-    first_string,
-    obj,
-    objects,
-    require_object,
-    require_text,
-)
+from collectors.draco.systems.documents import billed, error_message, require_object, require_text
 from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.vendors.perplexity import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from warehouse.events import ReportCitation
 
-SDK_CHECK = SdkCheck(
-    package="perplexityai",
-    version="0.46.1",
-    docs="https://docs.perplexity.ai/docs/agent-api/migrate-from-sonar/how-to",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "perplexity"
-KEY_ENV = "PERPLEXITY_API_KEY"
-BASE_URL = "https://api.perplexity.ai"
+SDK_CHECK = SDK.check(docs="https://docs.perplexity.ai/docs/agent-api/migrate-from-sonar/how-to")
 RESPONSES_PATH = "/v1/responses"
 MODELS_PATH = "/v1/models"
 PRESET = "deep-research"
@@ -61,10 +46,6 @@ _PHASES: dict[str, Phase] = {
     "failed": "failed",
     "cancelled": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
 
 
 def _search_titles(output: list[dict[str, Any]]) -> dict[str, str]:
@@ -102,7 +83,7 @@ def parse_response(document: dict[str, Any]) -> Report:
                     )
                 )
     usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
-    cost, basis = billed(obj(usage, "cost", "total_cost"))
+    cost, basis = billed(at(usage, "cost", "total_cost"))
     return Report(
         text="".join(texts), citations=tuple(found), cost_usd=cost, cost_basis=basis, usage=usage
     )
@@ -124,17 +105,17 @@ class PerplexityDeepResearchApi(VendorApi):
         return ProviderRequest(
             "POST",
             f"{base_url.rstrip('/')}{RESPONSES_PATH}",
-            _headers(api_key),
+            AUTH.json_headers(api_key),
             json_body={"input": instruction, "preset": self.preset, "background": True},
         )
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "perplexity response")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running")
         return RunState(
             phase=phase,
-            run_id=first_string(document, "id"),
+            run_id=first_text(document, "id"),
             vendor_status=status,
             message=error_message(document),
             report=parse_response(document) if phase == "completed" else None,
@@ -142,11 +123,11 @@ class PerplexityDeepResearchApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, _headers(api_key))
+        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{MODELS_PATH}"
-        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="models list")
+        return Probe(ProviderRequest("GET", url, AUTH.json_headers(api_key)), what="models list")
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "id") or request_id_from_headers(headers, document)
+        return first_text(document, "id") or request_id_from_headers(headers, document)

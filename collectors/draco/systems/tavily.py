@@ -5,9 +5,10 @@
 - Poll `GET {base}/research/{request_id}` every 10 s (<= 1,800 s) until completed / failed;
   the completed document carries `content` and `sources[]` (url, title).
 - Billed credits per request are not documented (*verify*): no cost here; the price seed
-  holds pro's estimate ($1.06, the midpoint of 15-250 credits x $0.008, as [V]).
+  holds pro's estimate (collectors.vendors.tavily: the midpoint of 15-250 credits x $0.008,
+  as [V]).
 - 432 (plan limit) / 433 (pay-as-you-go limit) on any call stop the lane, as on the search
-  lanes: `ABORT_STATUSES` is the search module's, one list for the vendor.
+  lanes: `ABORT_STATUSES` is the vendor's (collectors.vendors.tavily), one list for every lane.
 - Preflight: the status of an unknown request id (404: the key was not refused; the SDK has
   no usage call).
 
@@ -23,8 +24,6 @@ from typing import Any
 from collectors.draco.systems.documents import (
     citations,
     error_message,
-    first_string,
-    objects,
     require_object,
     require_text,
 )
@@ -36,27 +35,17 @@ from collectors.draco.systems.driver import (
     VendorApi,
     unknown_run_probe,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.search import tavily as tavily_search
+from collectors.http.json_fields import first_text, objects
+from collectors.vendors.tavily import ABORT_STATUSES as ABORT_STATUSES  # the lane registry's
+from collectors.vendors.tavily import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="tavily-python",
-    version="0.8.5",
-    docs="https://docs.tavily.com/documentation/api-reference/endpoint/research-get",
-    checked_on=CHECKED_ON,
+SDK_CHECK = SDK.check(
+    docs="https://docs.tavily.com/documentation/api-reference/endpoint/research-get"
 )
-PROVIDER = "tavily"
-KEY_ENV = "TAVILY_API_KEY"
-BASE_URL = "https://api.tavily.com"
 RESEARCH_PATH = "/research"
 CITATION_FORMAT = "numbered"
 MODELS = ("mini", "pro", "auto")
-# USD per task by model: [V]'s midpoint estimate for pro (billed credits are not documented).
-PRICE_USD_PER_TASK = {"pro": 1.06}
-PRICE_BASIS = "estimate"
-# 432 / 433: the key cannot go on (plan / pay-as-you-go limit); the search lanes' list.
-ABORT_STATUSES = tavily_search.ABORT_STATUSES
 
 _PHASES: dict[str, Phase] = {
     "pending": "queued",
@@ -66,10 +55,6 @@ _PHASES: dict[str, Phase] = {
     "completed": "completed",
     "failed": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +73,7 @@ class TavilyResearchApi(VendorApi):
         return ProviderRequest(
             "POST",
             f"{base_url.rstrip('/')}{RESEARCH_PATH}",
-            _headers(api_key),
+            AUTH.json_headers(api_key),
             json_body={
                 "input": instruction,
                 "model": self.model,
@@ -98,7 +83,7 @@ class TavilyResearchApi(VendorApi):
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "tavily research")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running")
         report = None
         if phase == "completed":
@@ -107,7 +92,7 @@ class TavilyResearchApi(VendorApi):
         message = error_message(document)
         return RunState(
             phase=phase,
-            run_id=first_string(document, "request_id"),
+            run_id=first_text(document, "request_id"),
             vendor_status=status,
             message=message,
             report=report,
@@ -115,10 +100,10 @@ class TavilyResearchApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{RESEARCH_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, _headers(api_key))
+        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "request_id") or request_id_from_headers(headers, document)
+        return first_text(document, "request_id") or request_id_from_headers(headers, document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         return unknown_run_probe(self, base_url, api_key)

@@ -25,15 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    billed,
-    citations,
-    error_message,
-    first_string,
-    obj,
-    objects,
-    require_object,
-)
+from collectors.draco.systems.documents import billed, citations, error_message, require_object
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
@@ -42,23 +34,14 @@ from collectors.draco.systems.driver import (
     VendorApi,
     VendorShapeError,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.vendors.valyu import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="valyu",
-    version="2.13.1",
-    docs="https://docs.valyu.ai/api-reference/endpoint/deepresearch-status",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "valyu"
-KEY_ENV = "VALYU_API_KEY"
-BASE_URL = "https://api.valyu.ai"
+SDK_CHECK = SDK.check(docs="https://docs.valyu.ai/api-reference/endpoint/deepresearch-status")
 TASKS_PATH = "/v1/deepresearch/tasks"
 LIST_PATH = "/v1/deepresearch/list"
 MODES = ("fast", "standard", "heavy", "max")
-# USD per task, list price by mode, as quoted by [V] (only heavy was run there).
-PRICE_USD_PER_TASK = {"heavy": 2.50}
 POLL_AUTH_RETRIES = 3
 
 _PHASES: dict[str, Phase] = {
@@ -73,10 +56,6 @@ _PHASES: dict[str, Phase] = {
     "cancelled": "failed",
     "canceled": "failed",
 }
-
-
-def _headers(api_key: str) -> dict[str, str]:
-    return {"X-API-Key": api_key, "Accept": "application/json"}
 
 
 def _report_text(output: Any) -> str:
@@ -111,7 +90,7 @@ class ValyuDeepResearchApi(VendorApi):
         return ProviderRequest(
             "POST",
             f"{base_url.rstrip('/')}{TASKS_PATH}",
-            _headers(api_key),
+            AUTH.json_headers(api_key),
             json_body={
                 "input": instruction,
                 "model": self.mode,
@@ -122,13 +101,13 @@ class ValyuDeepResearchApi(VendorApi):
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "valyu task")
-        status = first_string(document, "status") or ""
+        status = first_text(document, "status") or ""
         phase = _PHASES.get(status.lower(), "running")
         report = None
         if phase == "completed":
             cost, basis = billed(document.get("cost"))
             if cost is None:
-                cost, basis = billed(obj(document, "cost", "total"))
+                cost, basis = billed(at(document, "cost", "total"))
             usage = document.get("usage")
             report = Report(
                 text=_report_text(document.get("output")),
@@ -140,7 +119,7 @@ class ValyuDeepResearchApi(VendorApi):
         message = error_message(document)
         return RunState(
             phase=phase,
-            run_id=first_string(document, "deepresearch_id", "task_id", "id"),
+            run_id=first_text(document, "deepresearch_id", "task_id", "id"),
             vendor_status=status,
             message=message,
             report=report,
@@ -148,13 +127,13 @@ class ValyuDeepResearchApi(VendorApi):
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
         url = f"{base_url.rstrip('/')}{TASKS_PATH}/{run.run_id}/status"
-        return ProviderRequest("GET", url, _headers(api_key))
+        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "deepresearch_id", "task_id") or request_id_from_headers(
+        return first_text(document, "deepresearch_id", "task_id") or request_id_from_headers(
             headers, document
         )
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{LIST_PATH}?limit=1"
-        return Probe(ProviderRequest("GET", url, _headers(api_key)), what="tasks list")
+        return Probe(ProviderRequest("GET", url, AUTH.json_headers(api_key)), what="tasks list")

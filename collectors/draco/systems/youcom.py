@@ -20,13 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
-    citations,
-    first_string,
-    objects,
-    require_object,
-    require_text,
-)
+from collectors.draco.systems.documents import citations, require_object, require_text
 from collectors.draco.systems.driver import (
     PREFLIGHT_RUN_ID,
     Probe,
@@ -35,22 +29,13 @@ from collectors.draco.systems.driver import (
     VendorApi,
     unknown_id_probe,
 )
-from collectors.draco.systems.sdk_checks import CHECKED_ON, SdkCheck
 from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import first_text, objects
+from collectors.vendors.youcom import AUTH, BASE_URL, KEY_ENV, KEY_ENVS, PROVIDER, SDK
 
-SDK_CHECK = SdkCheck(
-    package="youdotcom",
-    version="3.6.0",
-    docs="https://you.com/docs/guides/research/background-requests",
-    checked_on=CHECKED_ON,
-)
-PROVIDER = "youcom"
-KEY_ENV = "YDC_API_KEY"
-KEY_ENVS = ("YDC_API_KEY", "YOU_API_KEY")
-BASE_URL = "https://api.you.com"
+SDK_CHECK = SDK.check(docs="https://you.com/docs/guides/research/background-requests")
 RESEARCH_PATH = "/v1/research"
 EFFORT = "exhaustive"
-PRICE_USD_PER_TASK = 0.45  # list price per exhaustive request, as quoted by [V]
 
 
 @dataclass(frozen=True)
@@ -73,7 +58,7 @@ class YouResearchApi(VendorApi):
         return ProviderRequest(
             "POST",
             f"{base_url.rstrip('/')}{RESEARCH_PATH}",
-            {"X-API-Key": api_key, "Accept": "application/json"},
+            AUTH.json_headers(api_key),
             json_body={"input": instruction, "research_effort": self.effort},
         )
 
@@ -83,17 +68,17 @@ class YouResearchApi(VendorApi):
         text = require_text(output.get("content"), "you.com research: output.content")
         return RunState(
             phase="completed",
-            run_id=first_string(document, "id", "request_id"),
+            run_id=first_text(document, "id", "request_id"),
             vendor_status="completed",
             report=Report(text=text, citations=citations(objects(output.get("sources")))),
         )
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
-        return first_string(document, "request_id", "id") or request_id_from_headers(
+        return first_text(document, "request_id", "id") or request_id_from_headers(
             headers, document
         )
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{RESEARCH_PATH}/{PREFLIGHT_RUN_ID}"
-        request = ProviderRequest("GET", url, {"X-API-Key": api_key, "Accept": "application/json"})
+        request = ProviderRequest("GET", url, AUTH.json_headers(api_key))
         return unknown_id_probe(request, "an unknown task id")
