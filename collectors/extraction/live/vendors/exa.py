@@ -10,27 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import (
-    VendorRead,
-    for_url,
-    int_or_none,
-    obj,
-    objects,
-    text_or_none,
-)
+from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
-from collectors.http.vendor_truth import SdkCheck
+from collectors.http.json_fields import for_url, int_or_none, object_or_empty, objects, text_or_none
 
-PROVIDER = "exa"
-KEY_ENV = "EXA_API_KEY"
-BASE_URL = "https://api.exa.ai"
+# The vendor's identity and this product's price, read by the engine registry as module names.
+from collectors.vendors.exa import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401
+from collectors.vendors.exa import CONTENTS_PRICE_BASIS as PRICE_BASIS  # noqa: F401
+from collectors.vendors.exa import CONTENTS_PRICE_SNAPSHOT as PRICE_SNAPSHOT  # noqa: F401
+from collectors.vendors.exa import CONTENTS_USD_PER_1K as PRICE_USD_PER_1K  # noqa: F401
+
 PATH = "/contents"
 DOCS = "https://exa.ai/docs/reference/contents-api-guide-for-coding-agents"
 # Checked in the SDK source: (api.py get_contents, ContentStatus, CostDollars)
-SDK_CHECK = SdkCheck(package="exa-py", version="2.27.0", docs=DOCS, checked_on="2026-12-01")
-PRICE_USD_PER_1K: float | None = None  # providers.md §3: unknown — verify (costDollars is per call)
-PRICE_BASIS = "unknown: no list price recorded"
-PRICE_SNAPSHOT = "2026-12-01"
+SDK_CHECK = SDK.check(docs=DOCS)
 MAX_CHARACTERS = 200_000
 
 
@@ -38,15 +31,15 @@ def build_request(base_url: str, api_key: str, url: str, render: str) -> Provide
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{PATH}",
-        headers={"x-api-key": api_key, "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={"urls": [url], "text": {"maxCharacters": MAX_CHARACTERS}, "maxAgeHours": 0},
     )
 
 
 def read(document: Any, url: str) -> VendorRead:
-    body = obj(document)
+    body = object_or_empty(document)
     status = for_url(objects(body.get("statuses")), url, key="id") or {}
-    error = obj(status.get("error"))
+    error = object_or_empty(status.get("error"))
     result = for_url(objects(body.get("results")), url) or {}
     failed = status.get("status") == "error" or not result
     return VendorRead(

@@ -11,22 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import VendorRead, int_or_none, obj, text_or_none
+from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
-from collectors.http.vendor_truth import SdkCheck
+from collectors.http.json_fields import int_or_none, object_or_empty, text_or_none
 
-PROVIDER = "firecrawl"
-KEY_ENV = "FIRECRAWL_API_KEY"
-BASE_URL = "https://api.firecrawl.dev"
+# The vendor's identity and this product's price, read by the engine registry as module names.
+from collectors.vendors.firecrawl import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401
+from collectors.vendors.firecrawl import SCRAPE_PRICE_BASIS as PRICE_BASIS  # noqa: F401
+from collectors.vendors.firecrawl import SCRAPE_PRICE_SNAPSHOT as PRICE_SNAPSHOT  # noqa: F401
+from collectors.vendors.firecrawl import SCRAPE_USD_PER_1K as PRICE_USD_PER_1K  # noqa: F401
+
 PATH = "/v2/scrape"
 DOCS = "https://docs.firecrawl.dev/advanced-scraping-guide"
 # Checked in the SDK source: (v2/methods/scrape.py, v2/types.py DocumentMetadata, v2/utils/normalize.py)
-SDK_CHECK = SdkCheck(package="firecrawl-py", version="4.54.0", docs=DOCS, checked_on="2026-12-01")
-PRICE_USD_PER_1K: float | None = (
-    0.99  # 1 credit/page at the Standard plan rate (providers.md §3, derived)
-)
-PRICE_BASIS = "1 credit per page, Standard plan $99/100k credits (derived)"
-PRICE_SNAPSHOT = "2026-12-01"
+SDK_CHECK = SDK.check(docs=DOCS)
 SERVER_TIMEOUT_MS = 30_000
 
 
@@ -34,7 +32,7 @@ def build_request(base_url: str, api_key: str, url: str, render: str) -> Provide
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "url": url,
             "formats": ["markdown"],
@@ -46,9 +44,9 @@ def build_request(base_url: str, api_key: str, url: str, render: str) -> Provide
 
 
 def read(document: Any, url: str) -> VendorRead:
-    body = obj(document)
-    data = obj(body.get("data"))
-    metadata = obj(data.get("metadata"))
+    body = object_or_empty(document)
+    data = object_or_empty(body.get("data"))
+    metadata = object_or_empty(data.get("metadata"))
     error = text_or_none(body.get("error")) or text_or_none(metadata.get("error"))
     failed = body.get("success") is False
     return VendorRead(

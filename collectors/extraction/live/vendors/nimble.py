@@ -11,27 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import (
-    VendorRead,
-    int_or_none,
-    obj,
-    objects,
-    text_or_none,
-)
+from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
-from collectors.http.vendor_truth import SdkCheck
+from collectors.http.json_fields import int_or_none, object_or_empty, objects, text_or_none
+
+# The vendor's identity and this product's price, read by the engine registry as module names.
+from collectors.vendors.nimble import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401
+from collectors.vendors.nimble import EXTRACT_PRICE_BASIS as PRICE_BASIS  # noqa: F401
+from collectors.vendors.nimble import EXTRACT_PRICE_SNAPSHOT as PRICE_SNAPSHOT  # noqa: F401
+from collectors.vendors.nimble import EXTRACT_USD_PER_1K as PRICE_USD_PER_1K  # noqa: F401
 from warehouse.events import RedirectHop
 
-PROVIDER = "nimble"
-KEY_ENV = "NIMBLE_API_KEY"
-BASE_URL = "https://sdk.nimbleway.com"
 PATH = "/v2/extract"
 DOCS = "https://docs.nimbleway.com/api-reference/extract/extract.md"
 # Checked in the SDK source: (resources/extract/extract.py `run`, types/extract_run_response.py)
-SDK_CHECK = SdkCheck(package="nimble-python", version="1.6.0", docs=DOCS, checked_on="2026-12-01")
-PRICE_USD_PER_1K: float | None = None  # not published in providers.md §3: unknown — verify
-PRICE_BASIS = "unknown: no list price recorded"
-PRICE_SNAPSHOT = "2026-12-01"
+SDK_CHECK = SDK.check(docs=DOCS)
 RENDER = {"fast": False, "full": True, "auto": "auto"}
 FAILED_STATES = {"skipped", "fatal", "error", "postponed", "ignored", "rejected", "blocked"}
 
@@ -40,14 +34,14 @@ def build_request(base_url: str, api_key: str, url: str, render: str) -> Provide
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={"url": url, "render": RENDER[render], "formats": ["markdown"]},
     )
 
 
 def read(document: Any, url: str) -> VendorRead:
-    body = obj(document)
-    data = obj(body.get("data"))
+    body = object_or_empty(document)
+    data = object_or_empty(body.get("data"))
     state = body.get("status")
     redirects = [
         RedirectHop(
@@ -61,7 +55,7 @@ def read(document: Any, url: str) -> VendorRead:
         target_status_code=int_or_none(body.get("status_code")),
         final_url=body.get("url") if isinstance(body.get("url"), str) else None,
         redirect_chain=redirects,
-        render_used=text_or_none(obj(body.get("metadata")).get("driver")),
+        render_used=text_or_none(object_or_empty(body.get("metadata")).get("driver")),
         error_class=f"vendor_{state}" if failed else None,
         error_message=f"task status {state}" if failed else None,
     )

@@ -11,34 +11,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import (
-    VendorRead,
-    for_url,
-    int_or_none,
-    obj,
-    objects,
-    text_or_none,
-)
+from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
-from collectors.http.vendor_truth import SdkCheck
+from collectors.http.json_fields import for_url, int_or_none, object_or_empty, objects, text_or_none
 
-PROVIDER = "parallel"
-KEY_ENV = "PARALLEL_API_KEY"
-BASE_URL = "https://api.parallel.ai"
+# The vendor's identity and this product's price, read by the engine registry as module names.
+from collectors.vendors.parallel import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401
+from collectors.vendors.parallel import EXTRACT_PRICE_BASIS as PRICE_BASIS  # noqa: F401
+from collectors.vendors.parallel import EXTRACT_PRICE_SNAPSHOT as PRICE_SNAPSHOT  # noqa: F401
+from collectors.vendors.parallel import EXTRACT_USD_PER_1K as PRICE_USD_PER_1K  # noqa: F401
+
 PATH = "/v1/extract"
 DOCS = "https://docs.parallel.ai/extract/extract-migration-guide"
 # Checked in the SDK source: (_client.py extract, types/extract_response.py, fetch_policy_param.py)
-SDK_CHECK = SdkCheck(package="parallel-web", version="1.3.7", docs=DOCS, checked_on="2026-12-01")
-PRICE_USD_PER_1K: float | None = None  # providers.md §3: unknown — verify
-PRICE_BASIS = "unknown: no list price recorded"
-PRICE_SNAPSHOT = "2026-12-01"
+SDK_CHECK = SDK.check(docs=DOCS)
 
 
 def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{PATH}",
-        headers={"x-api-key": api_key, "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "urls": [url],
             "advanced_settings": {
@@ -50,7 +43,7 @@ def build_request(base_url: str, api_key: str, url: str, render: str) -> Provide
 
 
 def read(document: Any, url: str) -> VendorRead:
-    body = obj(document)
+    body = object_or_empty(document)
     result = for_url(objects(body.get("results")), url)
     error = for_url(objects(body.get("errors")), url)
     if result is None:

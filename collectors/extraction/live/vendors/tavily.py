@@ -9,27 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import (
-    VendorRead,
-    for_url,
-    obj,
-    objects,
-    text_or_none,
-)
+from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
-from collectors.http.vendor_truth import SdkCheck
+from collectors.http.json_fields import for_url, object_or_empty, objects, text_or_none
 
-PROVIDER = "tavily"
-KEY_ENV = "TAVILY_API_KEY"
-BASE_URL = "https://api.tavily.com"
+# The vendor's identity and this product's price, read by the engine registry as module names.
+from collectors.vendors.tavily import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401
+from collectors.vendors.tavily import EXTRACT_PRICE_BASIS as PRICE_BASIS  # noqa: F401
+from collectors.vendors.tavily import EXTRACT_PRICE_SNAPSHOT as PRICE_SNAPSHOT  # noqa: F401
+from collectors.vendors.tavily import EXTRACT_USD_PER_1K as PRICE_USD_PER_1K  # noqa: F401
+
 PATH = "/extract"
 DOCS = "https://docs.tavily.com/examples/quick-tutorials/extract-api"
 # Checked in the SDK source: (tavily.py TavilyClient._extract / extract)
-SDK_CHECK = SdkCheck(package="tavily-python", version="0.8.5", docs=DOCS, checked_on="2026-12-01")
-# basic 1 credit / 5 URLs, advanced 2 credits / 5 URLs at $0.008/credit (providers.md §3, derived)
-PRICE_USD_PER_1K: dict[str, float | None] = {"basic": 1.60, "advanced": 3.20}
-PRICE_BASIS = "credits per 5 URLs at $0.008/credit (derived); failed URLs assumed billed"
-PRICE_SNAPSHOT = "2026-12-01"
+SDK_CHECK = SDK.check(docs=DOCS)
 RENDER_USED = {"basic": "fast", "advanced": "full"}
 
 
@@ -37,7 +30,7 @@ def build_request(base_url: str, api_key: str, url: str, depth: str) -> Provider
     return ProviderRequest(
         method="POST",
         url=f"{base_url.rstrip('/')}{PATH}",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        headers=AUTH.json_headers(api_key),
         json_body={
             "urls": [url],
             "extract_depth": depth,
@@ -48,7 +41,7 @@ def build_request(base_url: str, api_key: str, url: str, depth: str) -> Provider
 
 
 def read(document: Any, url: str, depth: str) -> VendorRead:
-    body = obj(document)
+    body = object_or_empty(document)
     result = for_url(objects(body.get("results")), url)
     failure = for_url(objects(body.get("failed_results")), url)
     if result is None:
