@@ -25,6 +25,7 @@ PAGES = [
         "app_pages/live_extraction.py", title="Live-URL extraction", url_path="live_extraction"
     ),
     st.Page("app_pages/runs.py", title="Runs", url_path="runs"),
+    st.Page("app_pages/item_browser.py", title="Item browser", url_path="item_browser"),
     st.Page("app_pages/item_lineage.py", title="Item lineage", url_path="item_lineage"),
     st.Page("app_pages/qa_leaderboard.py", title="QA leaderboard", url_path="qa_leaderboard"),
     st.Page("app_pages/qa_compare.py", title="QA lane vs lane", url_path="qa_compare"),
