@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data, ui
+from app.data import items as item_data
 
 st.title("Deep research lineage")
 ui.require_draco_snapshot()
@@ -40,8 +41,10 @@ if judge_id is None:
 with lane_col:
     lane = ui.pick("System", data.draco_run_lanes(run_id, judge_id), "draco_lin_lane", "lane")
 items = data.draco_items(run_id, judge_id, lane) if lane else pd.DataFrame()
+tasks = item_data.item_texts("draco", run_id)
 item_labels = {
-    row.item_id: f"{row.position}: {row.item_id} ({row.status}, {ui.points(row.score)})"
+    row.item_id: item_data.item_label(row.position, tasks.get(row.item_id), row.item_id)
+    + f" ({row.status}, {ui.points(row.score)})"
     for row in items.itertuples()
 }
 with item_col:

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data, ui
+from app.data import items as item_data
 
 st.title("Item lineage")
 ui.require_snapshot()
@@ -30,8 +31,11 @@ with run_col:
 with system_col:
     system = ui.pick("System", data.run_system_names(run_id), "lineage_system", "system")
 items = data.run_items(run_id, system) if system else pd.DataFrame()
+urls = item_data.item_texts("extraction", run_id)
 item_labels = {
-    row.item_id: f"{row.position}: {row.item_id} ({row.outcome})" for row in items.itertuples()
+    row.item_id: item_data.item_label(row.position, urls.get(row.item_id), row.item_id)
+    + f" ({row.outcome})"
+    for row in items.itertuples()
 }
 with item_col:
     item_id = ui.pick(

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data, ui
+from app.data import items as item_data
 
 st.title("QA lineage")
 ui.require_qa_snapshot()
@@ -33,10 +34,14 @@ with run_col:
 with lane_col:
     lane = ui.pick("Lane", data.qa_run_lanes(run_id), "qa_lin_lane", "lane")
 items = data.qa_items(run_id, lane) if lane else pd.DataFrame()
+questions = item_data.item_texts("qa", run_id)
 item_labels: dict[str, str] = {}
 for row in items.itertuples():
+    outcome = str(row.label or row.outcome).replace("_", " ")
     item_labels.setdefault(
-        row.item_id, f"{row.sample_order}: {row.item_id} ({row.label or row.outcome})"
+        row.item_id,
+        item_data.item_label(row.sample_order, questions.get(row.item_id), row.item_id)
+        + f" ({outcome})",
     )
 with item_col:
     item_id = ui.pick(
