@@ -493,6 +493,32 @@ def export(
         console.print(f"wrote {rows} rows to {out_file}")
 
 
+@app.command()
+def report(
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the site into.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty directory.")
+    ] = False,
+    home: HomeOption = None,
+) -> None:
+    """A static site of the published snapshot: scorecard, leaderboards with CIs, a CSV behind
+    every figure, the methodology and the log head; open it from disk or any static host."""
+    from bench.report import ReportError, write_report
+
+    try:
+        written = write_report(_paths(home).serve_db, out_dir, force=force)
+    except ReportError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    out.print(
+        f"wrote {written.index} and {len(written.csvs)} CSV file(s) under {written.out_dir}/data "
+        f"(snapshot published {written.published_at}, log head {written.log_head or 'none'})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    out.print(f"open it: {written.index.as_uri()} (no server needed)", highlight=False)
+
+
 # --- serve -----------------------------------------------------------------------------------
 
 

@@ -87,6 +87,7 @@ EXAMPLES: dict[str, list[str]] = {
     "keygen": ["bench keygen ~/.bench-keys/signing"],
     "status": ["bench status"],
     "export": ["bench export --list", "bench export extraction_leaderboard --format json"],
+    "report": ["bench report --out site", "bench report --out site --force --home ~/bench-data"],
     "app": ["bench app", "bench app --port 8502"],
     "scorecard": ["bench scorecard", "bench scorecard --home ~/bench-data"],
 }
