@@ -138,7 +138,9 @@ def register(
                 "--format",
                 help="nimble (dataset_simpleqa_raw_results_<lane>.csv) | simple-evals "
                 "(<eval>_allresults.json) | csv (one row per question) | jsonl (one JSON object "
-                "per line); csv and jsonl take --map (docs/imports.md)",
+                "per line) | inspect (an inspect_ai .eval or .json log; needs "
+                "pip install 'bench-warehouse[inspect]'); csv and jsonl take --map "
+                "(docs/imports.md)",
             ),
         ],
         lane: Annotated[str, typer.Option(help="Name of the lane the file is about.")],
@@ -154,7 +156,10 @@ def register(
         ] = None,
         grader_label: Annotated[
             str | None,
-            typer.Option(help="Names the imported grader regime (the files do not name it)."),
+            typer.Option(
+                help="Names the imported grader regime (the files do not name it; an inspect "
+                "log's default is its scorer and grader model)."
+            ),
         ] = None,
         questions: Annotated[
             str,
@@ -172,7 +177,10 @@ def register(
 
         A per-row JSONL in the common SimpleQA shape: bench import qa-results results.jsonl
         --format jsonl --lane mine --grader-label gpt-4o
-        --map question=problem,answer=predicted,grade=grade,latency_s=latency"""
+        --map question=problem,answer=predicted,grade=grade,latency_s=latency
+
+        An inspect_ai log (e.g. inspect_evals/simpleqa): bench import qa-results
+        logs/2026-12-05T10-00-00_simpleqa_X.eval --format inspect --lane gpt-4o-mini"""
         from bench import pipeline
         from bench.qa_cli import _questions, _simpleqa
         from collectors.imports.qa_results import import_qa_results

@@ -11,8 +11,10 @@ Formats (docs/imports.md):
   answer) and `metadata.example_level_metadata` (per-question grade: `grade` A/B/C, or
   `is_correct` / `is_incorrect` / `is_not_attempted`); the stock SimpleQA eval keeps per-row
   grades only in its HTML, so a file without them is refused;
-* **csv** — the long format: `question, answer, grade[, urls, latency_ms]` (grade A/B/C or
-  correct / incorrect / not_attempted).
+* **csv** / **jsonl** — one row per question, columns named by `--map` (grade A/B/C or
+  correct / incorrect / not_attempted);
+* **inspect** — an inspect_ai eval log (`.eval` / `.json`) read by inspect_ai itself
+  (`collectors.imports.inspect_log`; the optional extra `bench-warehouse[inspect]`).
 
 Rows join SimpleQA questions **by question text** (exact after trimming, else with whitespace
 collapsed and case folded), keeping the upstream row identity (row position + problem hash);
@@ -59,6 +61,7 @@ from warehouse.events import (
     ChunksNormalized,
     ImportedFileRegistered,
     ImportedItemFigure,
+    LlmCallRecord,
     Payload,
     ProviderCallCompleted,
     QuestionRegistered,
@@ -69,7 +72,7 @@ from warehouse.events import (
 from warehouse.ids import event_id_for, run_id_for
 from warehouse.log import EventLog
 
-QA_FORMATS = ("nimble", "simple-evals", "csv", "jsonl")
+QA_FORMATS = ("nimble", "simple-evals", "csv", "jsonl", "inspect")
 MAPPED_FORMATS = ("csv", "jsonl")
 IMPORTED_PROVIDER = "imported"
 IMPORTED_NORMALIZER = "imported:{fmt}"
@@ -97,6 +100,7 @@ class QaRow:
     error: str | None = None
     chunks: list[Chunk] = field(default_factory=list)
     latency_s: float | None = None
+    llm: LlmCallRecord | None = None  # the answering model's call, when the file records it
 
 
 @dataclass
@@ -109,6 +113,7 @@ class ParsedQa:
     # metrics like our lanes'. A file without (simple-evals) is a lane without retrieval.
     carries_urls: bool = True
     column_map: dict[str, str] | None = None  # per-row formats: {our field: the file's column}
+    grader_label: str | None = None  # the regime's name when the file names its grader
 
 
 def _grade(value: Any, *, allow_none: bool = False) -> str | None:
@@ -428,6 +433,34 @@ def _per_row(source: SourceFile, fmt: str, given: dict[str, str]) -> ParsedQa:
     return ParsedQa(format=fmt, rows=rows, carries_urls="urls" in mapping, column_map=mapping)
 
 
+def _inspect(source: SourceFile) -> ParsedQa:
+    from collectors.imports.inspect_log import parse_inspect_log
+
+    log = parse_inspect_log(source)
+    rows = [
+        QaRow(
+            record=number,
+            question=sample.question,
+            answer=sample.answer,
+            grade=sample.grade,
+            landed=sample.error is None,
+            error=sample.error,
+            latency_s=sample.latency_s,
+            llm=sample.llm,
+        )
+        for number, sample in enumerate(log.samples, start=1)
+    ]
+    label = f"{log.scorer}:{log.grader_model}" if log.grader_model else log.scorer
+    return ParsedQa(
+        format="inspect",
+        rows=rows,
+        header=log.header,
+        grader_model=log.grader_model,
+        carries_urls=False,  # an inspect sample records no retrieval of ours to score
+        grader_label=label,
+    )
+
+
 def _folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -504,7 +537,9 @@ def import_qa_results(
     if fmt in MAPPED_FORMATS:
         parsed = _per_row(source, fmt, given)
     else:
-        parsed = {"nimble": _nimble, "simple-evals": _simple_evals}[fmt](source)
+        parsed = {"nimble": _nimble, "simple-evals": _simple_evals, "inspect": _inspect}[fmt](
+            source
+        )
     if not parsed.rows:
         raise ImportFormatError(f"{source.path}: no rows")
     joined, unmatched = join_questions(parsed.rows, dataset.questions)
@@ -513,7 +548,9 @@ def import_qa_results(
             f"{source.path}: no row matches a question of {dataset.dataset.name} by text "
             f"(first unmatched: {unmatched[0]})"
         )
-    grader_id = imported_judge_id(fmt, parsed.grader_model, grader_label or "unnamed-grader")
+    grader_id = imported_judge_id(
+        fmt, parsed.grader_model, grader_label or parsed.grader_label or "unnamed-grader"
+    )
     settings: dict[str, Any] = {"file": source.name, "file_sha256": source.sha256, "format": fmt}
     if not parsed.carries_urls:
         settings["search"] = None  # nothing retrieved on record: no retrieval metrics
@@ -615,6 +652,7 @@ def import_qa_results(
             answer=row.answer if answered else None,
             chunk_ranks_used=[c.rank for c in row.chunks],
             source_event_ids=sources,
+            llm=row.llm,
         )
         payloads.append(answer)
         if outcome == "failed":
