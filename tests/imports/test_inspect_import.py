@@ -153,7 +153,10 @@ def write_logs(directory: Path, questions) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory, questions):
-    return write_logs(tmp_path_factory.mktemp("inspect"), questions)
+    directory = tmp_path_factory.mktemp("inspect")
+    with pytest.MonkeyPatch.context() as patch:  # inspect's traces and buffers: not in $HOME
+        patch.setenv("XDG_DATA_HOME", str(directory / "data"))
+        return write_logs(directory, questions)
 
 
 def expected_from(path: Path):
