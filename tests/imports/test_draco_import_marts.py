@@ -217,3 +217,19 @@ def test_importing_the_same_file_again_is_a_no_op(built):
     )
     assert again.already_imported and again.run_id == built["grading_run"].run_id
     assert sum(1 for _ in built["log"].read()) == before
+
+
+def test_imported_report_cost_reaches_the_items_as_billed(built):
+    """An inference file's per-task cost (valyu `meta.cost`) is the research's cost, in the
+    same column as our runs' (int_draco_items_scored.cost_usd, which fct_draco_items and the
+    leaderboard's cost_mean_usd read); a task the file has no report for costs nothing known."""
+    costs = rows(
+        built["db"],
+        "select research_state, cost_usd, cost_basis, count(*) as n "
+        "from intermediate.int_draco_items_scored where run_id = ? "
+        "group by all order by n",
+        [built["inference_run"].run_id],
+    )
+    reported = [r for r in costs if r["cost_usd"] is not None]
+    assert [(r["cost_usd"], r["cost_basis"], r["n"]) for r in reported] == [(2.5, "billed", 20)]
+    assert sum(r["n"] for r in costs if r["cost_usd"] is None) == 80
