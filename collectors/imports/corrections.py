@@ -20,7 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from collectors.imports.source_file import ImportFormatError, read_source
+from collectors.imports.source_file import (
+    FileProblems,
+    ImportFormatError,
+    problem_text,
+    read_source,
+)
 from warehouse.events import (
     CorrectionProvenance,
     ItemExcluded,
@@ -45,7 +50,12 @@ VERDICT_REPLACEMENTS = {
 
 
 class CorrectionError(ValueError):
-    """A correction that does not apply to the log (unknown item / event, wrong kind)."""
+    """A correction that does not apply to the log (unknown item / event, wrong kind); `field`
+    names the corrections file's column at fault."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -92,26 +102,34 @@ def exclusion(
 ) -> Correction:
     if benchmark not in REGISTRATIONS:
         raise CorrectionError(
-            f"benchmark {benchmark!r}: expected one of {', '.join(REGISTRATIONS)}"
+            f"benchmark {benchmark!r}: expected one of {', '.join(REGISTRATIONS)}",
+            "benchmark",
         )
     if not reason.strip():
-        raise CorrectionError("a correction needs a reason")
+        raise CorrectionError("a correction needs a reason", "reason")
     seen = index.get((benchmark, item_id))
     if not seen:
-        raise CorrectionError(f"item {item_id!r} is not registered in any {benchmark} run")
+        raise CorrectionError(
+            f"item {item_id!r} is not registered in any {benchmark} run", "target"
+        )
     if scope_run_id is not None:
         seen = {(run, sha) for run, sha in seen if run == scope_run_id}
         if not seen:
-            raise CorrectionError(f"item {item_id!r} is not registered in run {scope_run_id!r}")
+            raise CorrectionError(
+                f"item {item_id!r} is not registered in run {scope_run_id!r}", "run_id"
+            )
     shas = {sha for _run, sha in seen}
     if dataset_sha256 is None:
         if len(shas) != 1:
             raise CorrectionError(
-                f"item {item_id!r} is registered over {len(shas)} datasets; pass --dataset-sha256"
+                f"item {item_id!r} is registered over {len(shas)} datasets; pass --dataset-sha256",
+                "dataset_sha256",
             )
         (dataset_sha256,) = shas
     elif dataset_sha256 not in shas:
-        raise CorrectionError(f"item {item_id!r} is not registered over dataset {dataset_sha256}")
+        raise CorrectionError(
+            f"item {item_id!r} is not registered over dataset {dataset_sha256}", "dataset_sha256"
+        )
     payload = ItemExcluded(
         benchmark=benchmark,  # type: ignore[arg-type]
         dataset_sha256=dataset_sha256,
@@ -136,17 +154,19 @@ def supersession(
     event = verdicts.get(event_id)
     if event is None:
         raise CorrectionError(
-            f"event {event_id!r} is no judge_verdict, imported_verdict or answer_graded in the log"
+            f"event {event_id!r} is no judge_verdict, imported_verdict or answer_graded in the log",
+            "target",
         )
     kind = event["event_type"]
     allowed = VERDICT_REPLACEMENTS[kind]
     replacement = replacement.strip().upper()
     if replacement not in allowed:
         raise CorrectionError(
-            f"a {kind} is replaced by one of {', '.join(allowed)}, not {replacement!r}"
+            f"a {kind} is replaced by one of {', '.join(allowed)}, not {replacement!r}",
+            "replacement",
         )
     if not reason.strip():
-        raise CorrectionError("a correction needs a reason")
+        raise CorrectionError("a correction needs a reason", "reason")
     payload = VerdictSuperseded(
         superseded_event_id=event_id,
         superseded_event_type=kind,  # type: ignore[arg-type]
@@ -191,11 +211,16 @@ def parse_corrections_file(log: EventLog, path: Path, argv: Iterable[str] = ()) 
     columns = reader.fieldnames or []
     missing = [c for c in ("kind", "target", "reason") if c not in columns]
     if missing:
-        raise ImportFormatError(f"{source.path}: header: missing column(s) {missing}")
+        raise ImportFormatError(
+            problem_text(source.path, 1, None, f"missing column(s) {missing} in the header")
+        )
     items, verdicts = _index(log)
     made = provenance("import", argv, file_name=source.name, file_sha256=source.sha256)
     corrections = []
-    for line, row in enumerate(reader, start=2):
+    problems = FileProblems(source.path)  # every bad line at once, nothing written
+    line = reader.line_num + 1  # the header is line 1; a quoted cell may span lines
+    for row in reader:
+        here, line = line, reader.line_num + 1
         kind = (row.get("kind") or "").strip()
         try:
             if kind == "exclude":
@@ -223,7 +248,8 @@ def parse_corrections_file(log: EventLog, path: Path, argv: Iterable[str] = ()) 
                     )
                 )
             else:
-                raise CorrectionError(f"kind {kind!r}: expected exclude or supersede")
+                raise CorrectionError(f"kind {kind!r}: expected exclude or supersede", "kind")
         except CorrectionError as exc:
-            raise ImportFormatError(f"{source.path}: line {line}: {exc}") from None
+            problems.add(here, exc.field, str(exc))
+    problems.check()
     return corrections

@@ -34,7 +34,14 @@ from typing import Any, Literal
 
 from collectors.draco.model import Criterion, RubricTask
 from collectors.draco.normalize import normalize_report
-from collectors.imports.source_file import FileProblems, SourceFile, kind, number_or_none
+from collectors.imports.source_file import (
+    FileProblems,
+    ImportFormatError,
+    SourceFile,
+    kind,
+    located,
+    number_or_none,
+)
 from warehouse import bounded_json
 from warehouse.events import ImportedItemFigure, ReportCitation
 
@@ -188,67 +195,88 @@ def _valyu_grading(
     header = {key: value for key, value in document.items() if key != "results"}
     parsed = ParsedResults(format="valyu", judge_model=judge_model, header=header)
     seen: set[str] = set()
+    problems = FileProblems(source.path)
     for index, value in enumerate(results):
-        where = f"results[{index}]"
-        record = _mapping(value, source, where)
-        item_id = _item_id(record, "id", source, where)
-        if item_id in seen:
-            parsed.duplicate_ids.append(item_id)
-            continue
-        seen.add(item_id)
-        task = tasks.get(item_id)
-        if task is None:
-            parsed.unmatched_ids.append(item_id)
-            continue
-        where = f"{where} (task {item_id})"
-        runs_value = record.get("runs")
-        error = _text_or_none(record.get("error"), source, f"{where}.error")
-        runs = [] if runs_value is None and error else _list(runs_value, source, f"{where}.runs")
-        item = ImportedItem(
+        try:  # every result's first problem, all at once
+            _valyu_result(source, index, value, tasks, parsed, seen, problems)
+        except ImportFormatError as exc:
+            problems.add_error(exc)
+    problems.check()
+    return parsed
+
+
+def _valyu_result(
+    source: SourceFile,
+    index: int,
+    value: Any,
+    tasks: dict[str, RubricTask],
+    parsed: ParsedResults,
+    seen: set[str],
+    problems: FileProblems,
+) -> None:
+    where = f"results[{index}]"
+    record = _mapping(value, source, where)
+    item_id = _item_id(record, "id", source, where)
+    if item_id in seen:
+        parsed.duplicate_ids.append(item_id)
+        return
+    seen.add(item_id)
+    task = tasks.get(item_id)
+    if task is None:
+        parsed.unmatched_ids.append(item_id)
+        return
+    where = f"{where} (task {item_id})"
+    runs_value = record.get("runs")
+    error = _text_or_none(record.get("error"), source, f"{where}.error")
+    runs = [] if runs_value is None and error else _list(runs_value, source, f"{where}.runs")
+    item = ImportedItem(
+        item_id=item_id,
+        figure=ImportedItemFigure(
             item_id=item_id,
-            figure=ImportedItemFigure(
-                item_id=item_id,
-                domain=_text_or_none(record.get("domain"), source, f"{where}.domain"),
-                score=number_or_none(
-                    record.get("normalized_score"), source, f"{where}.normalized_score"
-                ),
-                pass_rate=number_or_none(record.get("pass_rate"), source, f"{where}.pass_rate"),
-                latency_s=number_or_none(record.get("elapsed"), source, f"{where}.elapsed"),
-                runs=len(runs),
-                error=error,
+            domain=_text_or_none(record.get("domain"), source, f"{where}.domain"),
+            score=number_or_none(
+                record.get("normalized_score"), source, f"{where}.normalized_score"
             ),
-        )
-        for r, run_value in enumerate(runs):
-            at = f"{where}.runs[{r}]"
-            run = _mapping(run_value, source, at)
-            criteria = _list(run.get("criteria_results"), source, f"{at}.criteria_results")
-            if len(criteria) != len(task.criteria):
-                raise source.error(
-                    f"{at}.criteria_results",
-                    f"task {item_id}: {len(criteria)} criteria results, the rubric has "
-                    f"{len(task.criteria)} criteria (joined by position)",
-                )
-            verdicts = []
-            for position, criterion_value in enumerate(criteria):
-                cat = f"{at}.criteria_results[{position}]"
+            pass_rate=number_or_none(record.get("pass_rate"), source, f"{where}.pass_rate"),
+            latency_s=number_or_none(record.get("elapsed"), source, f"{where}.elapsed"),
+            runs=len(runs),
+            error=error,
+        ),
+    )
+    for r, run_value in enumerate(runs):
+        at = f"{where}.runs[{r}]"
+        run = _mapping(run_value, source, at)
+        criteria = _list(run.get("criteria_results"), source, f"{at}.criteria_results")
+        if len(criteria) != len(task.criteria):
+            raise source.error(
+                f"{at}.criteria_results",
+                f"task {item_id}: {len(criteria)} criteria results, the rubric has "
+                f"{len(task.criteria)} criteria (joined by position)",
+            )
+        verdicts = []
+        for position, criterion_value in enumerate(criteria):
+            cat = f"{at}.criteria_results[{position}]"
+            try:  # every criterion's problem, not only a result's first
                 result = _mapping(criterion_value, source, cat)
                 criterion = _check_criterion(
                     source, cat, task, position, result.get("requirement"), result.get("weight")
                 )
                 verdict = _verdict(result.get("verdict"), source, cat)
-                verdicts.append(
-                    CriterionVerdict(
-                        criterion=criterion,
-                        verdict=verdict,
-                        met_rate=1.0 if verdict == "MET" else 0.0,
-                        justification=_text_or_none(
-                            result.get("explanation"), source, f"{cat}.explanation"
-                        ),
-                    )
+            except ImportFormatError as exc:
+                problems.add_error(exc)
+                continue
+            verdicts.append(
+                CriterionVerdict(
+                    criterion=criterion,
+                    verdict=verdict,
+                    met_rate=1.0 if verdict == "MET" else 0.0,
+                    justification=_text_or_none(
+                        result.get("explanation"), source, f"{cat}.explanation"
+                    ),
                 )
-            item.runs.append(verdicts)
-        parsed.items.append(item)
-    return parsed
+            )
+        item.runs.append(verdicts)
+    parsed.items.append(item)
 
 
 def _citations(record: dict[str, Any], source: SourceFile, where: str) -> list[ReportCitation]:
@@ -268,31 +296,36 @@ def _citations(record: dict[str, Any], source: SourceFile, where: str) -> list[R
 def _valyu_inference(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
     parsed = ParsedResults(format="valyu")
     seen: set[str] = set()
-    for number, record in source.jsonl():
-        where = f"line {number}"
-        item_id = _item_id(record, "id", source, where)
-        if item_id in seen:
-            parsed.duplicate_ids.append(item_id)
-            continue
-        seen.add(item_id)
-        if item_id not in tasks:
-            parsed.unmatched_ids.append(item_id)
-            continue
-        if "output" not in record:
-            raise source.error(f"{where}.output", "missing (the report text, or null)")
-        meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
-        parsed.inference.append(
-            InferenceRecord(
-                item_id=item_id,
-                output=_text_or_none(record.get("output"), source, f"{where}.output"),
-                citations=_citations(record, source, where),
-                latency_s=number_or_none(record.get("elapsed"), source, f"{where}.elapsed"),
-                provider=_text_or_none(record.get("provider"), source, f"{where}.provider"),
-                model=_text_or_none(record.get("model"), source, f"{where}.model"),
-                cost_usd=_cost(meta.get("cost")),
-                error=_text_or_none(record.get("error"), source, f"{where}.error"),
+    problems = FileProblems(source.path)
+    for number, record in source.jsonl(problems):
+        try:  # every line's first problem, all at once
+            where = f"line {number}"
+            item_id = _item_id(record, "id", source, where)
+            if item_id in seen:
+                parsed.duplicate_ids.append(item_id)
+                continue
+            seen.add(item_id)
+            if item_id not in tasks:
+                parsed.unmatched_ids.append(item_id)
+                continue
+            if "output" not in record:
+                raise source.error(f"{where}.output", "missing (the report text, or null)")
+            meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+            parsed.inference.append(
+                InferenceRecord(
+                    item_id=item_id,
+                    output=_text_or_none(record.get("output"), source, f"{where}.output"),
+                    citations=_citations(record, source, where),
+                    latency_s=number_or_none(record.get("elapsed"), source, f"{where}.elapsed"),
+                    provider=_text_or_none(record.get("provider"), source, f"{where}.provider"),
+                    model=_text_or_none(record.get("model"), source, f"{where}.model"),
+                    cost_usd=_cost(meta.get("cost")),
+                    error=_text_or_none(record.get("error"), source, f"{where}.error"),
+                )
             )
-        )
+        except ImportFormatError as exc:
+            problems.add_error(exc, number)
+    problems.check()
     return parsed
 
 
@@ -330,8 +363,13 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
     chosen: dict[str, tuple[int, dict[str, Any]]] = {}
     order: list[str] = []
     repeats: list[str] = []
-    for number, record in source.jsonl():
-        item_id = _item_id(record, "item_id", source, f"line {number}")
+    problems = FileProblems(source.path)
+    for number, record in source.jsonl(problems):
+        try:
+            item_id = _item_id(record, "item_id", source, f"line {number}")
+        except ImportFormatError as exc:
+            problems.add_error(exc, number)
+            continue
         if item_id in chosen:
             repeats.append(item_id)
             if (chosen[item_id][1].get("error") and not record.get("error")) or bool(
@@ -350,36 +388,57 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
         if task is None:
             parsed.unmatched_ids.append(item_id)
             continue
-        error = _text_or_none(record.get("error"), source, f"{where}.error")
-        axes_value = record.get("axes") or {}
-        axes = {
-            str(axis): float(score)
-            for axis, score in _mapping(axes_value, source, f"{where}.axes").items()
-            if isinstance(score, int | float) and not isinstance(score, bool)
-        }
-        samples = record.get("judge_samples") or 1
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise source.error(
-                f"{where}.judge_samples", f"expected an integer >= 1, got {kind(samples)}"
-            )
-        item = ImportedItem(
-            item_id=item_id,
-            figure=ImportedItemFigure(
-                item_id=item_id,
-                domain=_text_or_none(record.get("domain"), source, f"{where}.domain"),
-                score=number_or_none(record.get("overall"), source, f"{where}.overall"),
-                axes=axes,
-                latency_s=number_or_none(record.get("latency_s"), source, f"{where}.latency_s"),
-                runs=0 if error else 1,
-                error=error,
-            ),
+        try:  # every record's first problem, all at once
+            _nimble_item(source, where, item_id, task, record, parsed, samples_seen, problems)
+        except ImportFormatError as exc:
+            problems.add_error(exc, number)
+    problems.check()
+    parsed.header = {"judge_samples": sorted(samples_seen)} if samples_seen else {}
+    return parsed
+
+
+def _nimble_item(
+    source: SourceFile,
+    where: str,
+    item_id: str,
+    task: RubricTask,
+    record: dict[str, Any],
+    parsed: ParsedResults,
+    samples_seen: set[int],
+    problems: FileProblems,
+) -> None:
+    error = _text_or_none(record.get("error"), source, f"{where}.error")
+    axes_value = record.get("axes") or {}
+    axes = {
+        str(axis): float(score)
+        for axis, score in _mapping(axes_value, source, f"{where}.axes").items()
+        if isinstance(score, int | float) and not isinstance(score, bool)
+    }
+    samples = record.get("judge_samples") or 1
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise source.error(
+            f"{where}.judge_samples", f"expected an integer >= 1, got {kind(samples)}"
         )
-        if not error:
-            by_id = {c.criterion_id: c for c in task.criteria}
-            verdicts_value = _list(record.get("verdicts"), source, f"{where}.verdicts")
-            found: dict[str, CriterionVerdict] = {}
-            for v, value in enumerate(verdicts_value):
-                at = f"{where}.verdicts[{v}]"
+    item = ImportedItem(
+        item_id=item_id,
+        figure=ImportedItemFigure(
+            item_id=item_id,
+            domain=_text_or_none(record.get("domain"), source, f"{where}.domain"),
+            score=number_or_none(record.get("overall"), source, f"{where}.overall"),
+            axes=axes,
+            latency_s=number_or_none(record.get("latency_s"), source, f"{where}.latency_s"),
+            runs=0 if error else 1,
+            error=error,
+        ),
+    )
+    if not error:
+        by_id = {c.criterion_id: c for c in task.criteria}
+        verdicts_value = _list(record.get("verdicts"), source, f"{where}.verdicts")
+        found: dict[str, CriterionVerdict] = {}
+        bad = False
+        for v, value in enumerate(verdicts_value):
+            at = f"{where}.verdicts[{v}]"
+            try:  # every verdict's problem, not only a record's first
                 verdict = _mapping(value, source, at)
                 criterion_id = verdict.get("id")
                 if criterion_id not in by_id:
@@ -405,38 +464,42 @@ def _nimble(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
                     raise source.error(
                         f"{at}.met", f"expected a met rate in [0, 1], got {kind(rate)}"
                     )
-                found[criterion_id] = CriterionVerdict(
-                    criterion=criterion,
-                    verdict=("MET" if rate >= 0.5 else "UNMET") if samples == 1 else None,
-                    met_rate=float(rate),
-                    samples=samples,
-                    justification=_text_or_none(verdict.get("why"), source, f"{at}.why"),
-                )
-            missing = [c.position for c in task.criteria if c.criterion_id not in found]
-            if missing:
-                raise source.error(
-                    f"{where}.verdicts",
-                    f"task {item_id}: no verdict for rubric position(s) {missing[:10]}",
-                )
-            item.runs.append([found[c.criterion_id] for c in task.criteria])
-            samples_seen.add(samples)
-        parsed.items.append(item)
-        answer = record.get("answer")
-        if isinstance(answer, str) or error:
-            parsed.inference.append(
-                InferenceRecord(
-                    item_id=item_id,
-                    output=answer if isinstance(answer, str) and not error else None,
-                    citations=_own_bibliography(answer) if isinstance(answer, str) else [],
-                    latency_s=item.figure.latency_s,
-                    provider=None,
-                    model=_text_or_none(record.get("system"), source, f"{where}.system"),
-                    cost_usd=_cost(record.get("cost_usd")),
-                    error=error,
-                )
+            except ImportFormatError as exc:
+                problems.add_error(exc, located(where)[0])
+                bad = True
+                continue
+            found[criterion_id] = CriterionVerdict(
+                criterion=criterion,
+                verdict=("MET" if rate >= 0.5 else "UNMET") if samples == 1 else None,
+                met_rate=float(rate),
+                samples=samples,
+                justification=_text_or_none(verdict.get("why"), source, f"{at}.why"),
             )
-    parsed.header = {"judge_samples": sorted(samples_seen)} if samples_seen else {}
-    return parsed
+        if bad:
+            return
+        missing = [c.position for c in task.criteria if c.criterion_id not in found]
+        if missing:
+            raise source.error(
+                f"{where}.verdicts",
+                f"task {item_id}: no verdict for rubric position(s) {missing[:10]}",
+            )
+        item.runs.append([found[c.criterion_id] for c in task.criteria])
+        samples_seen.add(samples)
+    parsed.items.append(item)
+    answer = record.get("answer")
+    if isinstance(answer, str) or error:
+        parsed.inference.append(
+            InferenceRecord(
+                item_id=item_id,
+                output=answer if isinstance(answer, str) and not error else None,
+                citations=_own_bibliography(answer) if isinstance(answer, str) else [],
+                latency_s=item.figure.latency_s,
+                provider=None,
+                model=_text_or_none(record.get("system"), source, f"{where}.system"),
+                cost_usd=_cost(record.get("cost_usd")),
+                error=error,
+            )
+        )
 
 
 # --- long csv --------------------------------------------------------------------------------
@@ -515,6 +578,7 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         per_sample[position] = (verdict, row.get("justification") or None)
     problems.check()
     parsed = ParsedResults(format="csv", unmatched_ids=unmatched)
+    incomplete = FileProblems(source.path)
     for task_id, samples in cells.items():
         task = tasks[task_id]
         item = ImportedItem(
@@ -524,11 +588,14 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         for sample in sorted(samples):
             given = samples[sample]
             absent = [p for p in range(len(task.criteria)) if p not in given]
-            if absent:
-                raise source.error(
-                    f"task {task_id} sample {sample}",
-                    f"no verdict for criterion position(s) {absent[:10]}",
+            if absent:  # a whole-file fact, named by task and sample (no one line has it)
+                incomplete.add(
+                    None,
+                    None,
+                    f"task {task_id} sample {sample}: no verdict for criterion position(s) "
+                    f"{absent[:10]}",
                 )
+                continue
             item.runs.append(
                 [
                     CriterionVerdict(
@@ -541,6 +608,7 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
                 ]
             )
         parsed.items.append(item)
+    incomplete.check()
     return parsed
 
 

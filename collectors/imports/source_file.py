@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,18 @@ def problem_text(path: Path, line: int | str | None, field: str | None, problem:
     where = "" if line is None else f" line {line}:"
     what = "" if field is None else f" field {field}:"
     return f"{path}:{where}{what} {problem}"
+
+
+_LINE = re.compile(r"line (\d+)(?:[.:]\s*)?(.*)$", re.DOTALL)
+
+
+def located(where: str) -> tuple[int | None, str | None]:
+    """(line, field) of a parser's `where`: `line 3.verdicts[2].id` -> (3, "verdicts[2].id"),
+    `line 3` -> (3, None), `results[0].runs` -> (None, "results[0].runs")."""
+    match = _LINE.match(where)
+    if match is None:
+        return None, where or None
+    return int(match.group(1)), match.group(2) or None
 
 
 class FileProblems:
@@ -76,7 +89,10 @@ class SourceFile:
         return sha256_hex(self.data)
 
     def error(self, where: str, problem: str) -> ImportFormatError:
-        return ImportFormatError(f"{self.path}: {where}: {problem}")
+        """`where` as the parsers build it, `line N` + `.field.path` (a JSONL record) or a
+        field path alone (one JSON document), in the one wording of `problem_text`."""
+        line, field = located(where)
+        return ImportFormatError(problem_text(self.path, line, field, problem))
 
     def row_error(self, line: int | str | None, field: str | None, problem: str):
         return ImportFormatError(problem_text(self.path, line, field, problem))
