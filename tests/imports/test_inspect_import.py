@@ -17,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from inspect_log_file import write_inspect_log
 
 from collectors.imports.qa_results import import_qa_results
 from collectors.imports.source_file import ImportFormatError
@@ -50,113 +51,15 @@ def questions():
     return load_simpleqa(SIMPLEQA).questions[:N]
 
 
-def write_logs(directory: Path, questions) -> dict[str, Path]:
-    """Two logs of the same questions, written by inspect_ai: `match.eval` (inspect's match()
-    scorer) and `simpleqa.json` (a grader-role model's A/B/C letter as inspect_evals'
-    `simpleqa_scorer` stores it), each with one answer the solver fails on."""
-    from inspect_ai import Task, eval
-    from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from inspect_ai.scorer import Score, match, metric, scorer
-    from inspect_ai.solver import generate, solver
-
-    # the answering model: right, wrong, an abstention; usage set so mockllm counts no tokens
-    answers = {}
-    for i, q in enumerate(questions):
-        answers[q.problem] = (q.gold_answer, "Somebody else", "I don't know")[i % 3]
-
-    def answer(input, tools, tool_choice, config):
-        text = answers[input[-1].text]
-        tokens = (len(input[-1].text), len(text))
-        usage = ModelUsage(
-            input_tokens=tokens[0], output_tokens=tokens[1], total_tokens=sum(tokens)
-        )
-        return ModelOutput.from_content(model="mockllm/model", content=text).model_copy(
-            update={"usage": usage}
-        )
-
-    def grade(input, tools, tool_choice, config):
-        prompt = input[-1].text
-        gold, given = prompt.split("GOLD: ", 1)[1].split("\nANSWER: ", 1)
-        letter = "A" if given == gold else "C" if given == "I don't know" else "B"
-        return ModelOutput.from_content(model="mockllm/grader", content=letter).model_copy(
-            update={"usage": ModelUsage(input_tokens=9, output_tokens=1, total_tokens=10)}
-        )
-
-    @metric
-    def correct():  # inspect_evals' simpleqa_metric()["correct"]
-        def mean(scores):
-            return sum(getattr(s, "score", s).as_dict()["correct"] for s in scores) / len(scores)
-
-        return mean
-
-    @scorer(metrics=[correct()])
-    def simpleqa_scorer():
-        async def score(state, target):
-            reply = await get_model(role="grader").generate(
-                f"QUESTION: {state.input_text}\nGOLD: {target.text}\nANSWER: "
-                + state.output.completion
-            )
-            letter = reply.completion.strip()
-            return Score(
-                value={
-                    "correct": float(letter == "A"),
-                    "incorrect": float(letter == "B"),
-                    "not_attempted": float(letter not in ("A", "B")),
-                },
-                answer=state.output.completion,
-            )
-
-        return score
-
-    failing = questions[-1].problem
-
-    @solver
-    def fail_on_last():
-        async def solve(state, generate):
-            if state.input_text == failing:
-                raise RuntimeError("provider timed out")
-            return state
-
-        return solve
-
-    dataset = [Sample(input=q.problem, target=q.gold_answer, id=i) for i, q in enumerate(questions)]
-    made = {}
-    for name, fmt, task_scorer, roles in (
-        ("match", "eval", match(), None),
-        (
-            "simpleqa",
-            "json",
-            simpleqa_scorer(),
-            {"grader": get_model("mockllm/grader", custom_outputs=grade)},
-        ),
-    ):
-        (log,) = eval(
-            Task(
-                dataset=dataset,
-                solver=[fail_on_last(), generate()],
-                scorer=task_scorer,
-                name=f"simpleqa_{name}",
-            ),
-            model=get_model("mockllm/model", custom_outputs=answer),
-            model_roles=roles,
-            log_dir=str(directory / name),
-            log_format=fmt,
-            display="none",
-            fail_on_error=False,
-        )
-        assert log.status == "success", log.error
-        (path,) = (directory / name).glob(f"*.{fmt}")
-        made[name] = path
-    return made
-
-
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory, questions):
     directory = tmp_path_factory.mktemp("inspect")
-    with pytest.MonkeyPatch.context() as patch:  # inspect's traces and buffers: not in $HOME
-        patch.setenv("XDG_DATA_HOME", str(directory / "data"))
-        return write_logs(directory, questions)
+    return {
+        "match": write_inspect_log(directory / "match", questions, scorer="match"),
+        "simpleqa": write_inspect_log(
+            directory / "simpleqa", questions, scorer="simpleqa", log_format="json"
+        ),
+    }
 
 
 def expected_from(path: Path):
