@@ -506,7 +506,7 @@ def _nimble_item(
 
 CSV_REQUIRED = ("task_id", "verdict")
 CSV_CRITERION = ("criterion_position", "criterion_id")  # exactly one of them
-CSV_OPTIONAL = ("sample", "justification")
+CSV_OPTIONAL = ("sample", "justification", "latency_s")  # latency_s: the task's, seconds
 
 
 def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
@@ -527,6 +527,7 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
     key = by[0]
     problems = FileProblems(source.path)
     cells: dict[str, dict[int, dict[int, tuple[str, str | None]]]] = {}
+    latencies: dict[str, tuple[float, int]] = {}  # task -> (latency_s, the line that gave it)
     unmatched: list[str] = []
     line = reader.line_num + 1
     for row in reader:
@@ -563,6 +564,21 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         except ValueError as exc:
             problems.add(here, "sample", str(exc))
             continue
+        try:
+            latency = _latency_cell(row.get("latency_s"))
+        except ValueError as exc:
+            problems.add(here, "latency_s", str(exc))
+            continue
+        if latency is not None:
+            first = latencies.setdefault(task_id, (latency, here))
+            if first[0] != latency:
+                problems.add(
+                    here,
+                    "latency_s",
+                    f"task {task_id}: {latency:g} differs from {first[0]:g} on line {first[1]} "
+                    "(one latency per task: its report's)",
+                )
+                continue
         verdict = (row.get("verdict") or "").strip().upper()
         if verdict not in ("MET", "UNMET"):
             problems.add(
@@ -583,7 +599,12 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         task = tasks[task_id]
         item = ImportedItem(
             item_id=task_id,
-            figure=ImportedItemFigure(item_id=task_id, domain=task.domain, runs=len(samples)),
+            figure=ImportedItemFigure(
+                item_id=task_id,
+                domain=task.domain,
+                runs=len(samples),
+                latency_s=latencies[task_id][0] if task_id in latencies else None,
+            ),
         )
         for sample in sorted(samples):
             given = samples[sample]
@@ -610,6 +631,18 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         parsed.items.append(item)
     incomplete.check()
     return parsed
+
+
+def _latency_cell(value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"expected seconds (a number), got {kind(value)}") from None
+    if not number >= 0 or number == float("inf"):
+        raise ValueError(f"expected seconds >= 0, got {kind(value)}")
+    return number
 
 
 def _int_cell(value: str | None) -> int:

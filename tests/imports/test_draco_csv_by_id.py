@@ -74,3 +74,38 @@ def test_unknown_ids_are_all_listed_with_file_and_line(tmp_path, task_set):
     assert not any((tmp_path / "log").rglob("*.jsonl")) or not any(
         p.stat().st_size for p in (tmp_path / "log").rglob("*.jsonl")
     )
+
+
+def test_a_latency_column_is_the_task_figure_and_must_agree_within_a_task(tmp_path, task_set):
+    rows = list(csv.DictReader(EXAMPLE.open(newline="")))
+    path = tmp_path / "timed.csv"
+    with path.open("w", newline="") as out:
+        writer = csv.DictWriter(out, [*rows[0], "latency_s"])
+        writer.writeheader()
+        writer.writerows(
+            {**row, "latency_s": "" if i % 2 else "84.5"} for i, row in enumerate(rows)
+        )
+    log = EventLog(tmp_path / "log")
+    import_draco_results(
+        log, path, fmt="csv", system="s", task_set=task_set, judge_label="j"
+    )  # fmt: skip
+    (figure,) = next(
+        e["payload"]["item_figures"] for _, e in log.read()
+        if e["event_type"] == "imported_file_registered"
+    )  # fmt: skip
+    assert figure["item_id"] == rows[0]["task_id"] and figure["latency_s"] == 84.5
+
+    text = path.read_text().splitlines()
+    text[3] = text[3][: text[3].rindex(",")] + ",90"
+    text[5] = text[5][: text[5].rindex(",")] + ",fast"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.raises(ImportFormatError) as caught:
+        import_draco_results(
+            EventLog(tmp_path / "log2"), path, fmt="csv", system="s", task_set=task_set,
+            judge_label="j",
+        )  # fmt: skip
+    assert str(caught.value).splitlines()[1:] == [
+        f"{path}: line 4: field latency_s: task {rows[0]['task_id']}: 90 differs from 84.5 on "
+        "line 2 (one latency per task: its report's)",
+        f"{path}: line 6: field latency_s: expected seconds (a number), got text 'fast'",
+    ]

@@ -233,3 +233,16 @@ def test_imported_report_cost_reaches_the_items_as_billed(built):
     reported = [r for r in costs if r["cost_usd"] is not None]
     assert [(r["cost_usd"], r["cost_basis"], r["n"]) for r in reported] == [(2.5, "billed", 20)]
     assert sum(r["n"] for r in costs if r["cost_usd"] is None) == 80
+
+
+def test_imported_item_latency_reproduces_the_published_average(built):
+    """The grading file's per-task `elapsed` is fct_draco_imported_items.latency_s, so the file's
+    own `avg_latency_s` can be checked against the marts."""
+    (row,) = rows(
+        built["db"],
+        "select avg(latency_s) as mean, count(latency_s) as n from marts.fct_draco_imported_items "
+        "where run_id = ?",
+        [built["grading_run"].run_id],
+    )
+    assert row["n"] == len(built["graded"])  # the errored item has no latency
+    assert row["mean"] == pytest.approx(built["grading"]["avg_latency_s"])
