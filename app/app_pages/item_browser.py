@@ -242,7 +242,7 @@ styles: list[dict[str, str]] = []
 for item in shown.itertuples():
     row: dict[str, object] = {
         "#": None if pd.isna(item.position) else int(item.position),
-        item_column: item_data.item_label(None, item.item_text, item.item_id, width=160),
+        item_column: " ".join(str(item.item_text or "").split()) or item.item_id,
     }
     style: dict[str, str] = {"#": "", item_column: ""}
     for system in systems:

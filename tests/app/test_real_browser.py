@@ -33,6 +33,7 @@ PAGES = {
     "scorecard": "Scorecard: who wins, at a glance",
     "extraction_leaderboard": "Extraction leaderboard",
     "runs": "Runs",
+    "item_browser": "Item browser",
     "item_lineage": "Item lineage",
     "qa_leaderboard": "QA leaderboard",
     "qa_compare": "Lane vs lane",
