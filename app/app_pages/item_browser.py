@@ -236,32 +236,52 @@ mean_column = {"qa": "Share correct", "draco": "Mean score", "extraction": "Mean
 system_columns = {
     s: (f"{s} (system)" if s in ("#", item_column, mean_column) else s) for s in systems
 }
-by_cell = cells.set_index(["item_id", "system"])
-rows: list[dict[str, object]] = []
-styles: list[dict[str, str]] = []
-for item in shown.itertuples():
-    row: dict[str, object] = {
-        "#": None if pd.isna(item.position) else int(item.position),
-        item_column: " ".join(str(item.item_text or "").split()) or item.item_id,
+# Large runs (SimpleQA: 4,326 questions × lanes) would send every styled cell to the browser:
+# the matrix shows the first MAX_ROWS items the filters keep, and says so.
+MAX_ROWS = 1000
+listed = shown.head(MAX_ROWS)
+matrix_cells = cells[cells["item_id"].isin(set(listed["item_id"]))]
+matrix_cells = matrix_cells.assign(
+    cell=[
+        item_data.lineage_link(family, run_id, regime, system, item)
+        + "#"
+        + cell_text(outcome, float(score))
+        for system, item, outcome, score in zip(
+            matrix_cells["system"],
+            matrix_cells["item_id"],
+            matrix_cells["outcome"],
+            matrix_cells["score"],
+            strict=True,
+        )
+    ],
+    css=[
+        cell_colour(outcome, float(score))
+        for outcome, score in zip(matrix_cells["outcome"], matrix_cells["score"], strict=True)
+    ],
+)
+links = matrix_cells.pivot(index="item_id", columns="system", values="cell")
+colours = matrix_cells.pivot(index="item_id", columns="system", values="css")
+order = list(listed["item_id"])
+matrix = pd.DataFrame(
+    {
+        "#": [None if pd.isna(p) else int(p) for p in listed["position"]],
+        item_column: [
+            " ".join(str(text or "").split()) or item
+            for text, item in zip(listed["item_text"], listed["item_id"], strict=True)
+        ],
     }
-    style: dict[str, str] = {"#": "", item_column: ""}
-    for system in systems:
-        column = system_columns[system]
-        if (item.item_id, system) not in by_cell.index:
-            row[column] = None
-            style[column] = ""
-            continue
-        cell = by_cell.loc[(item.item_id, system)]
-        link = item_data.lineage_link(family, run_id, regime, system, item.item_id)
-        row[column] = f"{link}#{cell_text(cell['outcome'], float(cell['score']))}"
-        style[column] = cell_colour(cell["outcome"], float(cell["score"]))
-    row[mean_column] = float(item.mean_score) * info.score_scale
-    style[mean_column] = ""
-    if info.samples_apply:
-        row["Criteria split"] = int(item.n_split)
-        style["Criteria split"] = ""
-    rows.append(row)
-    styles.append(style)
+)
+for system in systems:
+    matrix[system_columns[system]] = (
+        links[system].reindex(order).tolist() if system in links else [None] * len(order)
+    )
+matrix[mean_column] = (listed["mean_score"].astype(float) * info.score_scale).tolist()
+if info.samples_apply:
+    matrix["Criteria split"] = listed["n_split"].astype(int).tolist()
+css = pd.DataFrame("", index=matrix.index, columns=matrix.columns)
+for system in systems:
+    if system in colours:
+        css[system_columns[system]] = colours[system].reindex(order).fillna("").tolist()
 
 st.subheader(f"{info.item_noun.replace(' URL', '')}s × systems")
 st.caption(
@@ -276,11 +296,14 @@ st.caption(
         "the output next to the ground truth.",
     }[family]
 )
-if not rows:
+if matrix.empty:
     st.info("No item matches the search and filters.")
 else:
-    matrix = pd.DataFrame(rows)
-    css = pd.DataFrame(styles, columns=matrix.columns).fillna("")
+    if len(shown) > len(listed):
+        st.warning(
+            f"Showing the first {len(listed)} of {len(shown)} items: narrow them with the "
+            "search or the filters."
+        )
     column_config: dict[str, object] = {
         "#": st.column_config.NumberColumn("#", format="%d", help="Position in the dataset"),
         item_column: st.column_config.TextColumn(item_column, width="large"),
