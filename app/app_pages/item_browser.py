@@ -118,9 +118,13 @@ with search_col:
     if "items_search" not in st.session_state:
         st.session_state["items_search"] = st.query_params.get("q", "")
     search = st.text_input(
-        f"Search {info.item_noun.lower()} text",
+        f"Search {info.item_noun[0].lower() + info.item_noun[1:]} text",
         key="items_search",
-        placeholder="a word of the question, task or URL (or an item id)",
+        placeholder={
+            "qa": "a word of the question (or an item id)",
+            "draco": "a word of the task (or an item id)",
+            "extraction": "part of the URL (or an item id)",
+        }[family],
     )
     if search:
         st.query_params["q"] = search
@@ -134,7 +138,7 @@ with spread_col:
         scale = info.score_scale
         min_spread = (
             st.slider(
-                f"Systems disagree: best minus worst {info.score_name.lower()} at least",
+                f"Systems disagree: best minus worst {info.score_name} at least",
                 min_value=0.0,
                 max_value=1.0 * scale,
                 value=0.2 * scale,
@@ -167,7 +171,9 @@ systems_disagree = checks[2].checkbox(
     "Systems disagree", key="items_systems", help="Items on which the systems' scores differ."
 )
 worst_first = checks[3].checkbox(
-    "Worst first", key="items_worst", help=f"Lowest mean {info.score_name.lower()} first."
+    "Worst first",
+    key="items_worst",
+    help=f"Lowest mean {info.score_name} first (mean over the systems, failures at 0).",
 )
 
 filters = item_data.ItemFilters(
@@ -324,6 +330,7 @@ else:
         matrix.style.apply(lambda _frame: css, axis=None),
         hide_index=True,
         column_config=column_config,
+        height="auto" if len(matrix) <= 15 else 600,
         key="items_matrix",
     )
 
