@@ -31,11 +31,11 @@ SERVER_TIMEOUT_MS = 55_000
 
 
 def build_request(base_url: str, api_key: str, query: str, max_results: int) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        SEARCH_PATH,
+        api_key,
+        {
             "query": query,
             "limit": max_results,
             # The SDK's own wire form (firecrawl-py 4.54.0 sends source objects, not strings).

@@ -33,11 +33,11 @@ RETRYABLE_EXTRA = frozenset({409})
 
 
 def build_request(base_url: str, api_key: str, query: str, max_results: int) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        SEARCH_PATH,
+        api_key,
+        {
             "query": query,
             "max_results": max_results,
             "search_depth": SEARCH_DEPTH,

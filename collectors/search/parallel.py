@@ -29,11 +29,11 @@ NORMALIZER_VERSION = "parallel_search@1"
 def build_request(
     base_url: str, api_key: str, query: str, max_results: int, *, mode: str
 ) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        SEARCH_PATH,
+        api_key,
+        {
             "objective": query,
             "search_queries": [query],
             "mode": mode,

@@ -29,11 +29,11 @@ NORMALIZER_VERSION = "tavily_search@1"
 def build_request(
     base_url: str, api_key: str, query: str, max_results: int, *, search_depth: str
 ) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        SEARCH_PATH,
+        api_key,
+        {
             "query": query,
             "search_depth": search_depth,
             "include_answer": False,

@@ -1,11 +1,14 @@
 """The two small types a vendor module declares itself with: how a request carries the key
-(`Auth`) and which official SDK release the clients were checked against (`Sdk`)."""
+(`Auth`, which also builds the JSON POST most vendor calls are) and which official SDK release
+the clients were checked against (`Sdk`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
+from collectors.http.model import ProviderRequest
 from collectors.http.vendor_truth import SdkCheck
 
 JSON_ACCEPT = {"Accept": "application/json"}
@@ -24,6 +27,15 @@ class Auth:
     def json_headers(self, api_key: str) -> dict[str, str]:
         """The key header, then `Accept: application/json` (the order every client sends)."""
         return {**self.header_for(api_key), **JSON_ACCEPT}
+
+    def post(self, base_url: str, path: str, api_key: str, body: Any) -> ProviderRequest:
+        """POST `body` as JSON to `base_url` + `path` with the key: most vendor calls."""
+        return ProviderRequest(
+            method="POST",
+            url=f"{base_url.rstrip('/')}{path}",
+            headers=self.json_headers(api_key),
+            json_body=body,
+        )
 
 
 BEARER = Auth("Authorization", "Bearer ")

@@ -173,11 +173,11 @@ class ExaDeepReasoningApi(VendorApi):
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            method="POST",
-            url=f"{base_url.rstrip('/')}{SEARCH_PATH}",
-            headers=AUTH.json_headers(api_key),
-            json_body={
+        return AUTH.post(
+            base_url,
+            SEARCH_PATH,
+            api_key,
+            {
                 "query": instruction,
                 "type": "deep-reasoning",
                 "numResults": 10,

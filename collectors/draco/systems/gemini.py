@@ -138,11 +138,11 @@ class GeminiDeepResearchApi(VendorApi):
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{INTERACTIONS_PATH}",
-            AUTH.json_headers(api_key),
-            json_body={"agent": self.agent, "input": instruction, "background": True},
+        return AUTH.post(
+            base_url,
+            INTERACTIONS_PATH,
+            api_key,
+            {"agent": self.agent, "input": instruction, "background": True},
         )
 
     def read_submit(self, document: Any) -> RunState:

@@ -73,11 +73,11 @@ class NimbleAgentApi(VendorApi):
         return {"endpoint": RUN_PATH, "effort": self.effort, "use_case": USE_CASE}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            method="POST",
-            url=f"{base_url.rstrip('/')}{RUN_PATH}",
-            headers=AUTH.json_headers(api_key),
-            json_body={"input": instruction, "effort": self.effort, "use_case": USE_CASE},
+        return AUTH.post(
+            base_url,
+            RUN_PATH,
+            api_key,
+            {"input": instruction, "effort": self.effort, "use_case": USE_CASE},
         )
 
     def read_submit(self, document: Any) -> RunState:

@@ -138,12 +138,7 @@ class OpenAiResponsesApi(VendorApi):
         }
         if self.background:
             body["background"] = True
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{RESPONSES_PATH}",
-            AUTH.json_headers(api_key),
-            json_body=body,
-        )
+        return AUTH.post(base_url, RESPONSES_PATH, api_key, body)
 
     def read_submit(self, document: Any) -> RunState:
         document = require_object(document, "openai response")

@@ -73,11 +73,11 @@ class ParallelTaskApi(VendorApi):
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            method="POST",
-            url=f"{base_url.rstrip('/')}{RUNS_PATH}",
-            headers=AUTH.json_headers(api_key),
-            json_body={
+        return AUTH.post(
+            base_url,
+            RUNS_PATH,
+            api_key,
+            {
                 "input": instruction,
                 "processor": self.processor,
                 "task_spec": {"output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION}},

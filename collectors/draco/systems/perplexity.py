@@ -102,11 +102,11 @@ class PerplexityDeepResearchApi(VendorApi):
         return {"endpoint": RESPONSES_PATH, "preset": self.preset, "background": True}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{RESPONSES_PATH}",
-            AUTH.json_headers(api_key),
-            json_body={"input": instruction, "preset": self.preset, "background": True},
+        return AUTH.post(
+            base_url,
+            RESPONSES_PATH,
+            api_key,
+            {"input": instruction, "preset": self.preset, "background": True},
         )
 
     def read_submit(self, document: Any) -> RunState:

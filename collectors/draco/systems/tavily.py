@@ -70,11 +70,11 @@ class TavilyResearchApi(VendorApi):
         return {"endpoint": RESEARCH_PATH, "model": self.model, "citation_format": CITATION_FORMAT}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{RESEARCH_PATH}",
-            AUTH.json_headers(api_key),
-            json_body={
+        return AUTH.post(
+            base_url,
+            RESEARCH_PATH,
+            api_key,
+            {
                 "input": instruction,
                 "model": self.model,
                 "citation_format": CITATION_FORMAT,

@@ -87,11 +87,11 @@ class ValyuDeepResearchApi(VendorApi):
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{TASKS_PATH}",
-            AUTH.json_headers(api_key),
-            json_body={
+        return AUTH.post(
+            base_url,
+            TASKS_PATH,
+            api_key,
+            {
                 "input": instruction,
                 "model": self.mode,
                 "search": {"search_type": "all"},

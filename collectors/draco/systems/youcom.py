@@ -55,11 +55,8 @@ class YouResearchApi(VendorApi):
         return {"endpoint": RESEARCH_PATH, "research_effort": self.effort, "synchronous": True}
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return ProviderRequest(
-            "POST",
-            f"{base_url.rstrip('/')}{RESEARCH_PATH}",
-            AUTH.json_headers(api_key),
-            json_body={"input": instruction, "research_effort": self.effort},
+        return AUTH.post(
+            base_url, RESEARCH_PATH, api_key, {"input": instruction, "research_effort": self.effort}
         )
 
     def read_submit(self, document: Any) -> RunState:

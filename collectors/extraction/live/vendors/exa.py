@@ -28,11 +28,11 @@ MAX_CHARACTERS = 200_000
 
 
 def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={"urls": [url], "text": {"maxCharacters": MAX_CHARACTERS}, "maxAgeHours": 0},
+    return AUTH.post(
+        base_url,
+        PATH,
+        api_key,
+        {"urls": [url], "text": {"maxCharacters": MAX_CHARACTERS}, "maxAgeHours": 0},
     )
 
 

@@ -29,11 +29,11 @@ SERVER_TIMEOUT_MS = 30_000
 
 
 def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        PATH,
+        api_key,
+        {
             "url": url,
             "formats": ["markdown"],
             "onlyMainContent": True,

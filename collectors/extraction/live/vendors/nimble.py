@@ -31,11 +31,8 @@ FAILED_STATES = {"skipped", "fatal", "error", "postponed", "ignored", "rejected"
 
 
 def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={"url": url, "render": RENDER[render], "formats": ["markdown"]},
+    return AUTH.post(
+        base_url, PATH, api_key, {"url": url, "render": RENDER[render], "formats": ["markdown"]}
     )
 
 

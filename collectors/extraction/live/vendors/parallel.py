@@ -28,11 +28,11 @@ SDK_CHECK = SDK.check(docs=DOCS)
 
 
 def build_request(base_url: str, api_key: str, url: str, render: str) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        PATH,
+        api_key,
+        {
             "urls": [url],
             "advanced_settings": {
                 "full_content": True,

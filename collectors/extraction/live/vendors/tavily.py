@@ -27,11 +27,11 @@ RENDER_USED = {"basic": "fast", "advanced": "full"}
 
 
 def build_request(base_url: str, api_key: str, url: str, depth: str) -> ProviderRequest:
-    return ProviderRequest(
-        method="POST",
-        url=f"{base_url.rstrip('/')}{PATH}",
-        headers=AUTH.json_headers(api_key),
-        json_body={
+    return AUTH.post(
+        base_url,
+        PATH,
+        api_key,
+        {
             "urls": [url],
             "extract_depth": depth,
             "format": "markdown",
