@@ -168,9 +168,10 @@ def _slug(*parts: Any) -> str:
 
 
 def board_figures(board: Board, rows: list[dict[str, Any]]) -> list[Figure]:
+    split = (board.split.name,) if board.split else ()
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault(tuple(row[name] for name in board.group_by), []).append(row)
+        groups.setdefault(tuple(row[name] for name in (*board.group_by, *split)), []).append(row)
     out = []
     for key, members in groups.items():
         if board.key == "extraction":
@@ -178,8 +179,10 @@ def board_figures(board: Board, rows: list[dict[str, Any]]) -> list[Figure]:
         else:
             title = " · ".join(
                 f"{board.column(name).label} {value}"
-                for name, value in zip(board.group_by, key, strict=True)
+                for name, value in zip(board.group_by, key, strict=False)
             )
+        if board.split:
+            title += " · " + board.split.labels.get(str(key[-1]), str(key[-1]))
         slug = _slug(*key)
         out.append(
             Figure(
@@ -257,7 +260,7 @@ def _provenance(snapshot: Snapshot, written_at: str) -> str:
     verification = meta.get("log_verification") or {}
     custom = meta.get("scoring_vars") or {}
     items = [
-        ("Snapshot", str(snapshot.path)),
+        ("Snapshot", snapshot.path.name),
         ("Published at", snapshot.published_at),
         ("Log head (SIZE:ROOT)", snapshot.log_head or "none recorded"),
         ("Events covered", str(head.get("events", html.MISSING))),
@@ -487,7 +490,7 @@ def write_report(serve_db: Path, out_dir: Path, *, force: bool = False) -> Writt
         (staging / INDEX).write_text(index, encoding="utf-8")
         files = [INDEX, *(figure.csv for figure in figs)]
         manifest = {
-            "snapshot": str(snapshot.path),
+            "snapshot": snapshot.path.name,
             "published_at": snapshot.published_at,
             "log_head": snapshot.log_head,
             "written_at": written_at,

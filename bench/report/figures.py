@@ -28,6 +28,16 @@ class Chart:
 
 
 @dataclass(frozen=True)
+class Split:
+    """A second grouping computed in SQL, not a mart column (so not in the CSV): rows of one
+    group with different values are ranked in separate figures."""
+
+    name: str
+    sql: str  # a scalar expression over `board`
+    labels: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Board:
     """One leaderboard mart: one figure (table + chart + CSV) per `group_by` value."""
 
@@ -40,6 +50,7 @@ class Board:
     bar_label: str
     charts: tuple[Chart, ...]
     columns: tuple[Column, ...]
+    split: Split | None = None
     regime: str | None = None  # the column naming the judging regime (never mixed)
     official: str | None = None  # whether that regime is the official one
 
@@ -57,6 +68,24 @@ _RUN_ORDER = (
     "board.run_id"
 )
 
+# A vendor's own answer product and our synthesised answers are different kinds of system, never
+# ranked in one table (as the QA leaderboard page and marts.vendor_scorecard rank them): the
+# kind a run declared for each lane in its run_started event (as the app's qa_answer_lanes).
+_QA_LANE_KIND = Split(
+    name="lane_kind",
+    sql="""coalesce((
+        -- parenthesised: = binds tighter than ->>
+        select bool_or((lanes.value ->> '$.settings.lane_kind') = 'vendor_answer')
+        from marts.dim_events as events, json_each(events.payload -> 'systems') as lanes
+        where events.run_id = board.run_id and events.event_type = 'run_started'
+            and (lanes.value ->> '$.name') = board.lane
+    ), false)""",
+    labels={
+        "False": "Synthesised answers (our synthesiser over each lane's search results)",
+        "True": "Vendor's own answers (answer lanes, graded by the same grader)",
+    },
+)
+
 QA = Board(
     key="qa",
     title="Question answering (SimpleQA-style lanes)",
@@ -67,6 +96,7 @@ QA = Board(
     "board.strict_accuracy desc nulls last, board.lane",
     bar_label="lane",
     charts=(Chart("strict_accuracy", ci=("strict_accuracy_ci_low", "strict_accuracy_ci_high")),),
+    split=_QA_LANE_KIND,
     regime="grader_id",
     official="grader_official",
     columns=(
@@ -224,4 +254,6 @@ DISCLOSED_MARTS = (SCORECARD_MART, *(board.mart for board in BOARDS))
 
 def board_sql(board: Board) -> str:
     columns = ", ".join(f"board.{name}" for name in board.names)
+    if board.split:
+        columns += f", ({board.split.sql}) as {board.split.name}"
     return f"select {columns} from marts.{board.mart} as board order by {board.order_by}"
