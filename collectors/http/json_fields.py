@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 _TAG = re.compile(r"<[^>]+>")
@@ -71,23 +72,30 @@ def html_to_text(fragment: str) -> str:
 
 def first_nonempty_string(document: Any, *keys: str) -> str | None:
     """The first of `keys` holding a non-empty string at the top of a JSON object."""
-    if isinstance(document, dict):
-        for key in keys:
-            value = document.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
+    return _first(document, keys, lambda value: value if isinstance(value, str) else None)
 
 
 def first_text(document: Any, *keys: str) -> str | None:
     """The first of `keys` holding a non-empty string, or an integer as text (ids, statuses)."""
+    return _first(document, keys, _text_or_int)
+
+
+def _text_or_int(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _first(
+    document: Any, keys: tuple[str, ...], as_text: Callable[[Any], str | None]
+) -> str | None:
     if isinstance(document, dict):
         for key in keys:
-            value = document.get(key)
-            if isinstance(value, str) and value:
-                return value
-            if isinstance(value, int) and not isinstance(value, bool):
-                return str(value)
+            text = as_text(document.get(key))
+            if text:
+                return text
     return None
 
 
