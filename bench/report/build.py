@@ -282,19 +282,42 @@ def _provenance(snapshot: Snapshot, written_at: str) -> str:
     return f'<dl class="provenance">{body}</dl>'
 
 
-def _scorecard_section(figs: list[Figure]) -> str:
+# The leaderboard each scorecard family is read from (marts.vendor_scorecard's header).
+SCORECARD_BOARDS = {
+    "qa_search": (figures.QA, False),
+    "qa_answer": (figures.QA, True),
+    "deep_research": (figures.DRACO, None),
+    "extraction": (figures.EXTRACTION, None),
+    "live_extraction": (figures.LIVE_EXTRACTION, None),
+}
+
+
+def leaderboard_anchor(top: dict[str, Any], boards: dict[str, list[Figure]]) -> str:
+    """The figure of the run and regime a scorecard family was read from; its section when
+    none matches."""
+    board, kind = SCORECARD_BOARDS.get(top["family"], (None, None))
+    if board is None:
+        return "leaderboards"
+    for figure in boards.get(board.key, []):
+        row = figure.rows[0]
+        if not any(r["run_id"] == top["run_id"] for r in figure.rows):
+            continue
+        if board.regime and row[board.regime] != top["regime"]:
+            continue
+        if board.split and kind is not None and bool(row[board.split.name]) != kind:
+            continue
+        if board.key == "live_extraction" and row["vertical"] != "all":
+            continue
+        return figure.anchor
+    return board.key
+
+
+def _scorecard_section(figs: list[Figure], boards: dict[str, list[Figure]]) -> str:
     from bench.scorecard_cli import FAMILY_LABELS, METRIC_LABELS, verdict
 
     parts = ['<section id="scorecard"><h2>Scorecard: who wins, at a glance</h2>']
     if not figs:
         parts.append("<p>marts.vendor_scorecard has no rows in this snapshot.</p>")
-    leaderboard_of = {
-        "qa_search": "qa",
-        "qa_answer": "qa",
-        "deep_research": "draco",
-        "extraction": "extraction",
-        "live_extraction": "live_extraction",
-    }
     for figure in figs:
         rows = figure.rows
         top = next((row for row in rows if row["is_winner"]), rows[0])
@@ -309,7 +332,7 @@ def _scorecard_section(figs: list[Figure]) -> str:
             f"{escape(str(top['run_id']))} · regime {escape(str(top['regime'] or html.MISSING))}"
             f" · latency: {escape(str(top['latency_stat'] or html.MISSING))} · "
             f"{escape(str(top['significance_note'] or ''))} · "
-            f'<a href="#{leaderboard_of.get(top["family"], "leaderboards")}">leaderboard</a></p>'
+            f'<a class="leaderboard" href="#{leaderboard_anchor(top, boards)}">leaderboard</a></p>'
         )
         parts.append(
             html.bar_chart(
@@ -426,11 +449,12 @@ def _methodology_section(texts: list[tuple[str, str, str]]) -> str:
 def render(snapshot: Snapshot, texts: list[tuple[str, str, str]], written_at: str):
     """(index.html text, every figure) of one snapshot."""
     scorecard = scorecard_figures(snapshot.scorecard)
-    sections, figs = [], list(scorecard)
+    sections, figs, by_board = [], list(scorecard), {}
     for board in figures.BOARDS:
         section, board_figs = _board_section(board, snapshot.boards.get(board.key))
         sections.append(section)
         figs.extend(board_figs)
+        by_board[board.key] = board_figs
     vars_section, vars_figs = _vars_section(snapshot)
     figs.extend(vars_figs)
     nav = "".join(
@@ -449,7 +473,7 @@ def render(snapshot: Snapshot, texts: list[tuple[str, str, str]], written_at: st
         "mart's scale: DRACO scores there are 0–1 and shown here × 100).</p>"
         + _provenance(snapshot, written_at)
         + f"<nav>{nav}</nav>"
-        + _scorecard_section(scorecard)
+        + _scorecard_section(scorecard, by_board)
         + '<div id="leaderboards">'
         + "".join(sections)
         + "</div>"

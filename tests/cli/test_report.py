@@ -69,6 +69,11 @@ def build_report(home: Path, out: Path) -> str:
     return result.stdout
 
 
+def families_in_page_order(rows: list[tuple]) -> list[tuple]:
+    order = ["qa_search", "qa_answer", "deep_research", "extraction", "live_extraction"]
+    return sorted(rows, key=lambda row: order.index(row[0]))
+
+
 def same(text: str, value) -> bool:
     if value is None:
         return text == ""
@@ -105,6 +110,21 @@ def test_every_csv_number_is_its_marts_and_the_index_links_each_csv_and_the_log_
         )
         head = metadata["log_head"]
         assert f"{head['size']}:{head['root']}" in index
+
+        # Each scorecard family links the leaderboard figure of its run and regime.
+        links = re.findall(r'class="leaderboard" href="#([^"]+)"', index)
+        families = con.execute(
+            "select distinct family, run_id, regime from marts.vendor_scorecard"
+        ).fetchall()
+        assert len(links) == len(families)
+        headings = dict(re.findall(r'<h3 id="([^"]+)">([^<]*)</h3>', index))
+        for (family, run_id, regime), anchor in zip(
+            families_in_page_order(families), links, strict=True
+        ):
+            heading = headings[anchor]
+            assert run_id in heading or f"Dataset {regime}" in heading, (family, heading)
+            if family in ("qa_search", "qa_answer", "deep_research"):
+                assert f"regime {regime}" in heading, (family, heading)
 
         for path in sorted(out.rglob("*.csv")):
             mart = path.parent.name
