@@ -51,7 +51,7 @@ class Snapshot:
     path: Path
     published_at: str
     metadata: dict[str, Any]
-    scorecard: list[dict[str, Any]]
+    scorecard: list[dict[str, Any]] | None
     boards: dict[str, list[dict[str, Any]] | None]  # None = the mart is not in the snapshot
     scoring_vars: list[dict[str, Any]] = field(default_factory=list)
 
@@ -114,10 +114,16 @@ def read_snapshot(serve_db: Path) -> Snapshot:
             )
         except duckdb.CatalogException:
             scoring_vars = []
-    try:
-        scorecard = scorecard_rows(serve_db)
-    except ValueError as exc:
-        raise ReportError(str(exc)) from exc
+        (has_scorecard,) = con.execute(
+            "select count(*) > 0 from information_schema.tables "
+            f"where table_schema = 'marts' and table_name = '{figures.SCORECARD_MART}'"
+        ).fetchone()
+    scorecard: list[dict[str, Any]] | None = None  # None: published before the mart existed
+    if has_scorecard:
+        try:
+            scorecard = scorecard_rows(serve_db)
+        except ValueError as exc:
+            raise ReportError(str(exc)) from exc
     if not scorecard and not any(boards.values()):
         raise ReportError(f"{serve_db} holds no scored rows: {NOTHING_PUBLISHED}")
     return Snapshot(
@@ -312,11 +318,18 @@ def leaderboard_anchor(top: dict[str, Any], boards: dict[str, list[Figure]]) -> 
     return board.key
 
 
-def _scorecard_section(figs: list[Figure], boards: dict[str, list[Figure]]) -> str:
+def _scorecard_section(
+    figs: list[Figure], boards: dict[str, list[Figure]], *, missing: bool
+) -> str:
     from bench.scorecard_cli import FAMILY_LABELS, METRIC_LABELS, verdict
 
     parts = ['<section id="scorecard"><h2>Scorecard: who wins, at a glance</h2>']
-    if not figs:
+    if missing:
+        parts.append(
+            "<p>This snapshot has no marts.vendor_scorecard (published before it existed): "
+            "<code>bench build</code> and <code>bench publish</code> add it.</p>"
+        )
+    elif not figs:
         parts.append("<p>marts.vendor_scorecard has no rows in this snapshot.</p>")
     for figure in figs:
         rows = figure.rows
@@ -448,7 +461,7 @@ def _methodology_section(texts: list[tuple[str, str, str]]) -> str:
 
 def render(snapshot: Snapshot, texts: list[tuple[str, str, str]], written_at: str):
     """(index.html text, every figure) of one snapshot."""
-    scorecard = scorecard_figures(snapshot.scorecard)
+    scorecard = scorecard_figures(snapshot.scorecard or [])
     sections, figs, by_board = [], list(scorecard), {}
     for board in figures.BOARDS:
         section, board_figs = _board_section(board, snapshot.boards.get(board.key))
@@ -473,7 +486,7 @@ def render(snapshot: Snapshot, texts: list[tuple[str, str, str]], written_at: st
         "mart's scale: DRACO scores there are 0–1 and shown here × 100).</p>"
         + _provenance(snapshot, written_at)
         + f"<nav>{nav}</nav>"
-        + _scorecard_section(scorecard, by_board)
+        + _scorecard_section(scorecard, by_board, missing=snapshot.scorecard is None)
         + '<div id="leaderboards">'
         + "".join(sections)
         + "</div>"

@@ -69,6 +69,38 @@ def build_report(home: Path, out: Path) -> str:
     return result.stdout
 
 
+def count_rows(db: Path, mart: str) -> int:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(f"select count(*) from marts.{mart}").fetchone()[0]
+
+
+def csvs_against_marts(out: Path, db: Path) -> tuple[dict[str, int], int]:
+    """Every value of every CSV of the report in `out` against its mart's row, found by the
+    mart's key; ({mart: rows in CSVs}, values compared)."""
+    seen: dict[str, int] = {}
+    compared = 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        for path in sorted(out.rglob("*.csv")):
+            mart = path.parent.name
+            keys = ROW_KEYS[mart]
+            with path.open(encoding="utf-8", newline="") as handle:
+                rows = list(csv.DictReader(handle))
+            assert rows, path
+            columns = list(rows[0])
+            for row in rows:
+                where = " and ".join(f"{k} is not distinct from ?" for k in keys)
+                found = con.execute(
+                    f"select {', '.join(columns)} from marts.{mart} where {where}",
+                    [row[k] or None for k in keys],
+                ).fetchall()
+                assert len(found) == 1, (mart, {k: row[k] for k in keys})
+                for column, value in zip(columns, found[0], strict=True):
+                    assert same(row[column], value), (mart, column, row[column], value)
+                    compared += 1
+            seen[mart] = seen.get(mart, 0) + len(rows)
+    return seen, compared
+
+
 def families_in_page_order(rows: list[tuple]) -> list[tuple]:
     order = ["qa_search", "qa_answer", "deep_research", "extraction", "live_extraction"]
     return sorted(rows, key=lambda row: order.index(row[0]))
@@ -100,8 +132,6 @@ def test_every_csv_number_is_its_marts_and_the_index_links_each_csv_and_the_log_
     assert linked == on_disk and on_disk
 
     db = home / "serve.duckdb"
-    seen: dict[str, int] = {}
-    compared = 0
     with duckdb.connect(str(db), read_only=True) as con:
         metadata = json.loads(
             con.execute(
@@ -126,27 +156,9 @@ def test_every_csv_number_is_its_marts_and_the_index_links_each_csv_and_the_log_
             if family in ("qa_search", "qa_answer", "deep_research"):
                 assert f"regime {regime}" in heading, (family, heading)
 
-        for path in sorted(out.rglob("*.csv")):
-            mart = path.parent.name
-            keys = ROW_KEYS[mart]
-            with path.open(encoding="utf-8", newline="") as handle:
-                rows = list(csv.DictReader(handle))
-            assert rows, path
-            columns = list(rows[0])
-            for row in rows:
-                where = " and ".join(f"{k} is not distinct from ?" for k in keys)
-                found = con.execute(
-                    f"select {', '.join(columns)} from marts.{mart} where {where}",
-                    [row[k] or None for k in keys],
-                ).fetchall()
-                assert len(found) == 1, (mart, {k: row[k] for k in keys})
-                for column, value in zip(columns, found[0], strict=True):
-                    assert same(row[column], value), (mart, column, row[column], value)
-                    compared += 1
-            seen[mart] = seen.get(mart, 0) + len(rows)
-        for mart in COMPLETE:
-            (total,) = con.execute(f"select count(*) from marts.{mart}").fetchone()
-            assert seen.get(mart, 0) == total > 0, mart
+    seen, compared = csvs_against_marts(out, db)
+    for mart in COMPLETE:
+        assert seen.get(mart, 0) == count_rows(db, mart) > 0, mart
     assert compared > 200
 
 
