@@ -83,15 +83,23 @@ def read_snapshot(serve_db: Path) -> Snapshot:
     import duckdb
 
     from bench.export import ExportError
-    from bench.scorecard_cli import scorecard_rows
     from bench.sql_cli import open_snapshot
 
     if not serve_db.exists():
         raise ReportError(f"{serve_db} does not exist: {NOTHING_PUBLISHED}")
     try:
         con = open_snapshot(serve_db)
+        return _read(con, serve_db)
     except (ExportError, duckdb.Error) as exc:
         raise ReportError(f"{serve_db} cannot be read ({exc})") from exc
+
+
+def _read(con, serve_db: Path) -> Snapshot:
+    import duckdb
+
+    from bench.scorecard_cli import COLUMNS as SCORECARD_COLUMNS
+    from bench.scorecard_cli import ORDER as SCORECARD_ORDER
+
     with con:
         try:
             published = con.execute(
@@ -114,16 +122,17 @@ def read_snapshot(serve_db: Path) -> Snapshot:
             )
         except duckdb.CatalogException:
             scoring_vars = []
-        (has_scorecard,) = con.execute(
-            "select count(*) > 0 from information_schema.tables "
-            f"where table_schema = 'marts' and table_name = '{figures.SCORECARD_MART}'"
-        ).fetchone()
-    scorecard: list[dict[str, Any]] | None = None  # None: published before the mart existed
-    if has_scorecard:
+        # On this one connection, like everything above: a publish that swaps the file
+        # meanwhile cannot mix two snapshots in one report. None: published before the mart.
+        scorecard: list[dict[str, Any]] | None
         try:
-            scorecard = scorecard_rows(serve_db)
-        except ValueError as exc:
-            raise ReportError(str(exc)) from exc
+            scorecard = _rows(
+                con,
+                f"select {SCORECARD_COLUMNS} from marts.{figures.SCORECARD_MART} "
+                f"order by {SCORECARD_ORDER}",
+            )
+        except duckdb.CatalogException:
+            scorecard = None
     if not scorecard and not any(boards.values()):
         raise ReportError(f"{serve_db} holds no scored rows: {NOTHING_PUBLISHED}")
     return Snapshot(
