@@ -90,6 +90,26 @@ research_resolved as (
 
 ),
 
+-- live-URL extraction: the URLs a run registered, and the latest attempt of each (run, URL,
+-- engine), completed or failed (int_live_extraction_grid keeps the same one)
+live_urls as (
+
+    select * from {{ ref('stg_events__live_url_registered') }}
+
+),
+
+live_resolved as (
+
+    select
+        run_id,
+        outcome
+    from {{ ref('stg_events__live_extraction_recorded') }}
+    qualify row_number() over (
+            partition by run_id, item_id, system order by attempt desc, extraction_event_id asc
+        ) = 1
+
+),
+
 -- every run that has any event, so a run whose run_started is missing still shows up
 run_ids as (
 
@@ -99,7 +119,8 @@ run_ids as (
             where event_type in (
                 'item_registered', 'extraction_completed', 'extraction_failed',
                 'rubric_task_registered', 'research_completed', 'research_failed',
-                'report_normalized', 'judge_verdict'
+                'report_normalized', 'judge_verdict', 'live_url_registered',
+                'live_extraction_recorded'
             )
         ) as last_work_at
     from events
@@ -128,6 +149,8 @@ registered as (
         select run_id from rubric_tasks
         union all
         select run_id from questions
+        union all
+        select run_id from live_urls
     ) as registrations
     group by run_id
 
@@ -154,6 +177,11 @@ outcomes as (
             run_id,
             outcome
         from answers_resolved
+        union all
+        select
+            run_id,
+            outcome
+        from live_resolved
     ) as resolved
     group by run_id
 
