@@ -107,12 +107,15 @@ def _lanes(names: list[str], corpus: str, paths: BenchPaths, *, planning: bool =
             key_env = getattr(LANES[name], "key_env", None)
             if key_env:
                 environ.setdefault(key_env, "not-needed-for-a-plan")
+    from collectors.draco.systems.local_rag import VARIANTS
+
+    local = _corpus(corpus, paths) if any(name in VARIANTS for name in names) else None
     return [
         make_lane(
             name,
             base_urls=_base_url_overrides(environ),
             environ=environ,
-            corpus=_corpus(corpus, paths) if name == "local-rag" else None,
+            corpus=local if name in VARIANTS else None,
         )
         for name in names
     ]
@@ -175,7 +178,7 @@ def run_rubric(
     *,
     tasks: str,
     systems: str,
-    judge: str,
+    judge,  # a --judge spec, or a built judge (the demo's seeded offline judge)
     samples: int,
     limit: int | None = None,
     items: str | None = None,
@@ -200,7 +203,7 @@ def run_rubric(
         lanes=_lanes(_system_names(systems), corpus, paths),
         instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
     )
-    the_judge = build_judge(judge, samples=samples)
+    the_judge = build_judge(judge, samples=samples) if isinstance(judge, str) else judge
     if preflight:
         _preflight(plan.lanes, the_judge)
     with run_report.unit_progress(console, f"{task_set.name}: research + judging") as on_progress:
@@ -218,10 +221,66 @@ def run_rubric(
     return summary
 
 
+# The demo compares systems that differ in one known way: local-rag at three depths and the
+# closed-book control (collectors/draco/systems/local_rag.py), judged by the offline judge with
+# three seeded samples, so borderline criteria can disagree between samples.
+DEMO_SYSTEMS = ("closed-book-research", "local-rag-shallow", "local-rag", "local-rag-deep")
+DEMO_JUDGE_SAMPLES = 3
+DEMO_JUDGE_SEED = 7
+
+
 def run_demo(paths: BenchPaths) -> str:
-    """The demo's rubric-judged run: the project's own tasks, local-rag, the offline judge."""
-    summary = run_rubric(paths, tasks="demo", systems="local-rag", judge="offline", samples=1)
-    return f"rubric-judged research: local-rag on {summary.planned} demo tasks (offline judge)"
+    """The demo's rubric-judged run: the project's own tasks, the offline systems (demo-priced),
+    the offline judge with seeded samples (labelled non-official)."""
+    from bench import pipeline
+    from collectors.draco.offline_judge import OfflineJudge
+
+    summary = run_rubric(
+        paths,
+        tasks="demo",
+        systems=",".join(DEMO_SYSTEMS),
+        judge=OfflineJudge(DEMO_JUDGE_SAMPLES, seed=DEMO_JUDGE_SEED),
+        samples=DEMO_JUDGE_SAMPLES,
+    )
+    # A second regime on the same reports (the plain rule, one sample), as `bench rejudge RUN
+    # --judge offline --samples 1` adds one: judges can then be compared on the same criteria.
+    from collectors.draco.normalize import NORMALIZER
+    from collectors.draco.runner import rejudge
+
+    rejudge(
+        pipeline.event_log(paths), summary.run_id, OfflineJudge(1), NORMALIZER, argv=sys.argv[1:]
+    )
+    tasks = summary.planned // len(DEMO_SYSTEMS)
+    return (
+        f"rubric-judged research: {', '.join(DEMO_SYSTEMS)} on {tasks} demo tasks (offline "
+        f"judge, {DEMO_JUDGE_SAMPLES} seeded samples, re-judged with 1 plain sample; demo prices)"
+    )
+
+
+def import_demo_results(paths: BenchPaths) -> str:
+    """The demo's import: docs/examples/demo_rubric_verdicts.csv (rendered by
+    collectors.draco.demo_tasks.demo_import_csv, byte-identical, so an installed tool needs no
+    docs folder) through the real `bench import draco-results --format csv` code, joined to the
+    demo tasks. Its verdicts are made up and its judge label says so. Importing it again is a
+    no-op (the file's sha256 names the run)."""
+    from bench import pipeline
+    from collectors.draco import demo_tasks
+    from collectors.imports.draco_results import import_draco_results
+
+    path = demo_tasks.write_demo_import(paths.cache_dir / "demo" / demo_tasks.DEMO_IMPORT_FILE)
+    (summary,) = import_draco_results(
+        pipeline.event_log(paths),
+        path,
+        fmt="csv",
+        system=demo_tasks.DEMO_IMPORT_SYSTEM,
+        task_set=demo_tasks.demo_task_set(),
+        judge_label=demo_tasks.DEMO_IMPORT_JUDGE_LABEL,
+        argv=sys.argv[1:],
+    )
+    return (
+        f"imported {path.name} ({summary.completed} tasks of verdicts for "
+        f"{demo_tasks.DEMO_IMPORT_SYSTEM}, labelled {demo_tasks.DEMO_IMPORT_JUDGE_LABEL!r})"
+    )
 
 
 def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, paths_for) -> None:

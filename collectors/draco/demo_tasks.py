@@ -505,3 +505,39 @@ def write_demo_tasks(path: Path) -> Path:
     partial.write_bytes(demo_task_jsonl())
     partial.replace(path)
     return path
+
+
+# --- an example results file for `bench import draco-results --format csv` -------------------
+
+DEMO_IMPORT_FILE = "demo_rubric_verdicts.csv"
+DEMO_IMPORT_SYSTEM = "example-system"
+DEMO_IMPORT_JUDGE_LABEL = "example file (made-up verdicts)"
+
+
+def demo_import_csv() -> bytes:
+    """A results file in the long CSV format (docs/imports.md), verdicts by criterion id, for
+    every demo task: what another harness would hand over. The verdicts are MADE UP by a fixed
+    pattern (each section's last positive criterion UNMET, every other positive MET, every
+    negative UNMET), not anyone's judgement: the demo imports it through the real import code
+    under the judge label DEMO_IMPORT_JUDGE_LABEL. docs/examples/demo_rubric_verdicts.csv is
+    this rendering (a test holds them equal)."""
+    lines = ["task_id,criterion_id,verdict,justification"]
+    for slug, _, _, sections in _TASKS:
+        for axis, _title in SECTIONS:
+            criteria = sections[axis]
+            positives = [cid for cid, weight, _ in criteria if weight > 0]
+            for cid, weight, _ in criteria:
+                met = weight > 0 and (len(positives) == 1 or cid != positives[-1])
+                verdict = "MET" if met else "UNMET"
+                lines.append(f"{demo_item_id(slug)},{cid},{verdict},example verdict (made up)")
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def write_demo_import(path: Path) -> Path:
+    """Write `demo_import_csv()` to `path` (atomically), for the demo to import."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_bytes(demo_import_csv())
+    partial.replace(path)
+    return path

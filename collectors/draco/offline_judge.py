@@ -15,7 +15,16 @@ dropped, a light suffix stem) are looked up in the judged text's words.
   higher because a good report shares the topic words of an error it never makes; only a
   text that repeats the error's specific wording trips it. Crude, and fine for a demo.
 
-Every sample of the same input is identical (the rule is deterministic). Each verdict carries
+Samples. Without a seed every sample of the same input is identical (the rule is deterministic).
+With a seed (`OfflineJudge(samples, seed=S)`, judge_id `...|n=<samples>|seed=<S>`), sample 1 is
+still the plain rule and every later sample moves the bar by an offset drawn uniformly from
+[-`SAMPLE_JITTER`, +`SAMPLE_JITTER`] by a PRNG keyed on sha256(seed, task, criterion, sample):
+a criterion whose share sits near the bar can get MET in one sample and UNMET in another, as an
+LLM judge's samples disagree on borderline criteria. The same seed gives the same verdicts on
+every rerun; it is recorded in the judge's settings. Still not a judge: a labelled imitation of
+sampling noise, so the pages that show disagreement have something to show offline.
+
+Each verdict carries
 an `LlmCallRecord` with provider "offline" (like the QA offline roles), whose raw completion
 is the verdict JSON, so offline verdict rows have the same shape as LLM ones.
 """
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 import re
 import time
 
@@ -36,6 +46,7 @@ OFFLINE = "offline"
 MODEL = "offline-lexical-judge@1"
 POSITIVE_MET_SHARE = 0.5
 NEGATIVE_MET_SHARE = 0.75
+SAMPLE_JITTER = 0.2  # seeded samples after the first: the bar moves by at most this share
 
 # Words that say what a criterion asks for, not what it is about.
 _RUBRIC_WORDS_TEXT = """
@@ -84,11 +95,20 @@ class OfflineJudge:
     prompt_id = MODEL
     prompt_sha256 = sha256_hex(METHOD)
 
-    def __init__(self, samples: int = 1):
+    def __init__(self, samples: int = 1, *, seed: int | None = None):
         if samples < 1:
             raise ValueError(f"judge samples must be >= 1, got {samples}")
         self.samples = samples
-        self.judge_id = f"{MODEL}|n={samples}"
+        self.seed = seed
+        self.judge_id = f"{MODEL}|n={samples}" + ("" if seed is None else f"|seed={seed}")
+
+    def bar_offset(self, task: RubricTask, criterion: Criterion, sample: int) -> float:
+        """How far this sample moves the MET bar: 0 for sample 1 and without a seed."""
+        if self.seed is None or sample <= 1:
+            return 0.0
+        key = f"{self.seed}|{task.item_id}|{criterion.criterion_id}|{sample}"
+        draw = random.Random(sha256_hex(key)).random()
+        return (2 * draw - 1) * SAMPLE_JITTER
 
     def system_ref(self) -> SystemRef:
         return SystemRef(
@@ -103,6 +123,17 @@ class OfflineJudge:
                 "method_sha256": self.prompt_sha256,
                 "positive_met_share": POSITIVE_MET_SHARE,
                 "negative_met_share": NEGATIVE_MET_SHARE,
+                **(
+                    {}
+                    if self.seed is None
+                    else {
+                        "seed": self.seed,
+                        "sample_jitter": SAMPLE_JITTER,
+                        "sampling": "sample 1: the plain rule; samples >= 2: the bar moved by "
+                        "(2u - 1) x sample_jitter, u = random.Random(sha256_hex("
+                        "'seed|item_id|criterion_id|sample')).random()",
+                    }
+                ),
             },
         )
 
@@ -114,6 +145,7 @@ class OfflineJudge:
         found = wanted & _text_stems(judged_text)
         share = len(found) / len(wanted) if wanted else 0.0
         threshold = NEGATIVE_MET_SHARE if criterion.polarity == "negative" else POSITIVE_MET_SHARE
+        threshold = round(threshold + self.bar_offset(task, criterion, sample), 4)
         met = bool(wanted) and share >= threshold
         verdict = "MET" if met else "UNMET"
         justification = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from pydoc_data.topics import topics
 
 import pytest
@@ -70,3 +71,30 @@ def test_each_task_is_answerable_from_its_demo_corpus_page(demo):
             assert not judge.judge(task, negative, page, sample=1).met, negative.criterion_id
             error = negative.requirement.removeprefix("Claims that ")
             assert judge.judge(task, negative, f"{page}\n\n{error}", sample=1).met
+
+
+def test_the_demo_import_is_the_docs_example_and_imports_through_the_real_code(tmp_path):
+    """docs/examples/demo_rubric_verdicts.csv is what `bench demo` imports (rendered in code so
+    an installed tool needs no docs folder); the real import joins every row to the demo tasks."""
+    from collectors.draco.demo_tasks import (
+        DEMO_IMPORT_FILE,
+        DEMO_IMPORT_JUDGE_LABEL,
+        DEMO_IMPORT_SYSTEM,
+        demo_import_csv,
+        demo_task_set,
+        write_demo_import,
+    )
+    from collectors.imports.draco_results import import_draco_results
+    from warehouse.log import EventLog
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / DEMO_IMPORT_FILE
+    assert example.read_bytes() == demo_import_csv()
+    task_set = demo_task_set()
+    path = write_demo_import(tmp_path / DEMO_IMPORT_FILE)
+    (summary,) = import_draco_results(
+        EventLog(tmp_path / "log"), path, fmt="csv", system=DEMO_IMPORT_SYSTEM,
+        task_set=task_set, judge_label=DEMO_IMPORT_JUDGE_LABEL,
+    )  # fmt: skip
+    assert summary.completed == len(task_set.tasks) and summary.failed == 0
+    assert not summary.absent_ids and not summary.unmatched_ids
+    assert "made-up" in DEMO_IMPORT_JUDGE_LABEL

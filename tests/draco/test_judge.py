@@ -423,6 +423,39 @@ def test_offline_rule_and_thresholds():
     assert (POSITIVE_MET_SHARE, NEGATIVE_MET_SHARE) == (0.5, 0.75)
 
 
+def test_seeded_offline_samples_disagree_near_the_bar_and_repeat_per_seed():
+    """With a seed, samples after the first move the bar by a seeded offset: a criterion whose
+    share sits near the bar can be MET in one sample and UNMET in another; the same seed gives
+    the same verdicts again, another seed other ones; sample 1 is always the plain rule."""
+    from collectors.draco.offline_judge import SAMPLE_JITTER
+
+    plain = OfflineJudge(samples=5)
+    seeded = OfflineJudge(samples=5, seed=7)
+    assert seeded.judge_id == "offline-lexical-judge@1|n=5|seed=7" and seeded.official is False
+    assert seeded.system_ref().settings["seed"] == 7
+    assert "seed" not in plain.system_ref().settings  # the unseeded regime is unchanged
+    # content words: assert, statement, rais, assertionerror, false; the text has 2 of 5
+    # (share 0.4, below the plain bar 0.5, within its reach: 0.5 - SAMPLE_JITTER <= 0.4)
+    criteria = [
+        Criterion(f"c{i}", "a", "A", i, 5, "Explains that assert statements raise AssertionError when false")
+        for i in range(12)
+    ]  # fmt: skip
+    text = "An assert statement is a debugging aid."
+    assert 0.5 - SAMPLE_JITTER <= 0.4
+
+    def verdicts(judge):
+        return [[judge.judge(TASK, c, text, sample=s).met for s in range(1, 6)] for c in criteria]
+
+    got = verdicts(seeded)
+    assert got == verdicts(OfflineJudge(samples=5, seed=7))  # reruns: identical
+    assert all(row[0] is False for row in got)  # sample 1: the plain rule (0.4 < 0.5)
+    assert any(len(set(row)) == 2 for row in got)  # some criterion's samples disagree
+    assert got != verdicts(OfflineJudge(samples=5, seed=8))
+    assert all(set(row) == {False} for row in verdicts(plain))  # no seed: no disagreement
+    offsets = [seeded.bar_offset(TASK, c, s) for c in criteria for s in range(2, 6)]
+    assert all(-SAMPLE_JITTER <= o <= SAMPLE_JITTER for o in offsets)
+
+
 # --- prompt files ------------------------------------------------------------------------------
 
 

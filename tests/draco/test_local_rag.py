@@ -90,7 +90,8 @@ def test_cited_report_from_the_corpus(task, corpus_file):
     assert_terminal_valid(result)
     assert recorder.payloads == [] and result.source_event_ids == []  # no HTTP, no calls
     assert (result.provider, result.lane) == ("offline", "local-rag")
-    assert (result.cost_usd, result.cost_basis) == (0.0, "list_price")
+    # nothing is billed: the event reports no cost, the research_prices seed's demo price applies
+    assert (result.cost_usd, result.cost_basis) == (None, None)
     assert result.instruction_sha256 == sha256_hex(instruction.encode("utf-8"))
     assert result.wall_clock_ms > 0
 
@@ -159,3 +160,30 @@ def test_system_ref_says_offline_stand_in(corpus_file):
 def test_needs_a_corpus():
     with pytest.raises(LaneConfigError, match="local corpus"):
         make_lane("local-rag")
+
+
+def test_depths_differ_only_in_their_parameters_and_the_control_retrieves_nothing(
+    task, corpus_file
+):
+    from collectors.draco.systems import LANES, price_for
+    from collectors.draco.systems.local_rag import CLOSED_BOOK, VARIANTS
+
+    documents = {}
+    for name, (passages_k, documents_k, sentences) in VARIANTS.items():
+        lane = make_lane(name, corpus=corpus_file)
+        assert (lane.lane, lane.passages_k, lane.documents_k) == (name, passages_k, documents_k)
+        assert lane.sentences_per_document == sentences
+        result = run(lane, task, instruction_for(task), Recorder())
+        assert result.lane == name and result.cost_usd is None
+        documents[name] = len(result.raw_citations)
+        assert len(result.raw_citations) <= documents_k
+    assert documents["local-rag-shallow"] < documents["local-rag-deep"]
+    control = make_lane(CLOSED_BOOK)
+    result = run(control, task, instruction_for(task), Recorder())
+    assert isinstance(result, ResearchCompleted) and result.raw_citations == []
+    assert " ".join(task.problem.split()) in result.raw_output
+    # every offline system is priced with a labelled demo price, never a vendor's list price
+    for name in (*VARIANTS, CLOSED_BOOK):
+        usd, basis, _ = price_for(name)
+        assert usd is not None and usd > 0 and basis == "demo price", name
+        assert LANES[name].provider == "offline"

@@ -32,6 +32,7 @@ from collectors.draco.model import ResearchLane
 from collectors.draco.systems import (
     exa,
     gemini,
+    local_rag,
     nimble,
     openai_responses,
     parallel,
@@ -47,7 +48,7 @@ from collectors.draco.systems.driver import (
     api_key_for,
     shared_limiter,
 )
-from collectors.draco.systems.local_rag import LocalRagLane
+from collectors.draco.systems.local_rag import ClosedBookResearchLane, LocalRagLane
 from collectors.http import CallPolicy
 from collectors.vendors import exa as exa_vendor
 from collectors.vendors import nimble as nimble_vendor
@@ -226,13 +227,17 @@ _SPECS: list[ResearchLaneSpec] = [
     ),
     # The Agent API with the deep-research preset, in the background (the lane name is fixed).
     _vendor("perplexity_sonar_deep_research", perplexity.PerplexityDeepResearchApi(), 10.0, HOUR),
-    ResearchLaneSpec(
-        lane=LOCAL_RAG,
-        provider="offline",
-        api=None,
-        price_usd_per_task=0.0,
-        price_basis="list_price",
-        settings={"offline_stand_in": True},
+    # The offline stand-ins (local-rag at three depths, the closed-book control): demo prices.
+    *(
+        ResearchLaneSpec(
+            lane=lane,
+            provider="offline",
+            api=None,
+            price_usd_per_task=price,
+            price_basis=local_rag.DEMO_PRICE_BASIS,
+            settings={"offline_stand_in": True},
+        )
+        for lane, price in local_rag.DEMO_PRICE_USD_PER_TASK.items()
     ),
 ]
 
@@ -267,11 +272,20 @@ def make_lane(
     rate_per_s: float | None = None,
     concurrency: int | None = None,
     limiters: MutableMapping[str, AsyncLimiter] | None = None,  # share one per vendor key
-    corpus: Any = None,  # local-rag: a PassageCorpus, or a path for load_local_corpus
+    corpus: Any = None,  # local-rag*: a PassageCorpus, or a path for load_local_corpus
 ) -> ResearchLane:
     spec = _spec(name)
+    if name == local_rag.CLOSED_BOOK:
+        return ClosedBookResearchLane()
     if spec.api is None:
-        return LocalRagLane(_passage_corpus(corpus))
+        passages_k, documents_k, sentences = local_rag.VARIANTS[name]
+        return LocalRagLane(
+            _passage_corpus(corpus),
+            passages_k=passages_k,
+            documents_k=documents_k,
+            sentences_per_document=sentences,
+            lane=name,
+        )
     environ = os.environ if environ is None else environ
     api_key_for(spec.api, environ)  # MissingApiKey now, before anything is written
     urls = dict(base_urls or {})

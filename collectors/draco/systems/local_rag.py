@@ -14,9 +14,15 @@ key and no network. Method (METHOD, hashed into the SystemRef like a prompt):
    the documents used (url, title), in marker order. No bibliography is written into the text:
    the normaliser appends the uniform one, as for every system.
 
-Provider "offline": no HTTP, no provider_call events (source_event_ids is empty), cost 0.0
-(basis "list_price"). No retrieved document -> ResearchFailed(empty_output), like a vendor
-returning nothing.
+Provider "offline": no HTTP, no provider_call events (source_event_ids is empty). No retrieved
+document -> ResearchFailed(empty_output), like a vendor returning nothing.
+
+Depths (`VARIANTS`): the same method with fewer or more passages, documents and sentences, so
+the demo compares systems that differ in one known way. `closed-book-research` is the control:
+no retrieval at all, the report restates the problem (what a judge gives for the question's own
+words). None of them bills anything; the events report no cost and the research_prices seed
+prices them with a DEMO price (basis "demo price", `DEMO_PRICE_USD_PER_TASK`): made-up figures
+so the demo's cost views have a shape, never a vendor's price.
 """
 
 from __future__ import annotations
@@ -46,6 +52,25 @@ METHOD = (
     "non-stopword tokens with the problem (ties: earlier), in document order, marked [n]; "
     "title + one section per document; citations = documents used"
 )
+DEMO_PRICE_BASIS = "demo price"
+# lane -> (passages_k, documents_k, sentences_per_document)
+VARIANTS: dict[str, tuple[int, int, int]] = {
+    "local-rag-shallow": (5, 2, 2),
+    LANE: (20, 5, 3),
+    "local-rag-deep": (60, 8, 5),
+}
+CLOSED_BOOK = "closed-book-research"
+# Made up for the offline demo (a deeper system reads and writes more): not a vendor's price.
+DEMO_PRICE_USD_PER_TASK: dict[str, float] = {
+    CLOSED_BOOK: 0.002,
+    "local-rag-shallow": 0.01,
+    LANE: 0.03,
+    "local-rag-deep": 0.08,
+}
+CLOSED_BOOK_METHOD = (
+    "closed-book-research@1: no retrieval; title + the problem restated as the report's only "
+    "section, no citations (a control: what the judge gives the question's own words)"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 TITLE_MAX_CHARS = 100
 
@@ -61,9 +86,11 @@ class LocalRagLane:
         passages_k: int = 20,
         documents_k: int = 5,
         sentences_per_document: int = 3,
+        lane: str = LANE,
     ):
         import bm25s
 
+        self.lane = lane
         self.corpus = corpus
         self.passages_k = passages_k
         self.documents_k = documents_k
@@ -100,7 +127,7 @@ class LocalRagLane:
                 "passages_k": self.passages_k,
                 "documents_k": self.documents_k,
                 "sentences_per_document": self.sentences_per_document,
-                "price_usd_per_task": 0.0,
+                "demo_price_usd_per_task": DEMO_PRICE_USD_PER_TASK.get(self.lane),
             },
         )
 
@@ -183,9 +210,61 @@ class LocalRagLane:
             submitted_at=submitted_at,
             finished_at=utc_now_iso(),
             wall_clock_ms=wall_clock_ms,
-            cost_usd=0.0,
-            cost_basis="list_price",
-            usage={"documents": len(cited)},
+            usage={"documents": len(cited)},  # no cost: nothing is billed (the seed's demo price)
+        )
+
+
+class ClosedBookResearchLane:
+    """The control: no corpus, no retrieval; the report is the problem restated."""
+
+    lane = CLOSED_BOOK
+    provider = PROVIDER
+
+    async def __aenter__(self) -> ClosedBookResearchLane:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def preflight(self) -> tuple[str, str]:
+        return "ok", "offline control: no retrieval, no key, no network"
+
+    def system_ref(self) -> SystemRef:
+        return SystemRef(
+            name=self.lane,
+            version=VERSION,
+            settings={
+                "provider": self.provider,
+                "offline_stand_in": True,
+                "note": "offline closed-book control (no retrieval), not a vendor",
+                "method": CLOSED_BOOK_METHOD,
+                "method_sha256": sha256_hex(CLOSED_BOOK_METHOD),
+                "demo_price_usd_per_task": DEMO_PRICE_USD_PER_TASK[CLOSED_BOOK],
+            },
+        )
+
+    def compose(self, problem: str) -> str:
+        restated = " ".join(problem.split())
+        return f"# Research report: {_title(problem)}\n\n## Question\n\n{restated}\n"
+
+    async def research(
+        self, task: RubricTask, instruction: str, *, attempt: int, emit: Emit
+    ) -> ResearchCompleted:
+        submitted_at = utc_now_iso()
+        started = time.perf_counter()
+        text = self.compose(task.problem)
+        return ResearchCompleted(
+            lane=self.lane,
+            provider=self.provider,
+            item_id=task.item_id,
+            attempt=attempt,
+            raw_output=text,
+            raw_citations=[],
+            instruction_sha256=sha256_hex(instruction.encode("utf-8")),
+            submitted_at=submitted_at,
+            finished_at=utc_now_iso(),
+            wall_clock_ms=(time.perf_counter() - started) * 1000.0,
+            usage={"documents": 0},
         )
 
 
