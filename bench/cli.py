@@ -596,9 +596,18 @@ def demo(
     from bench import qa_cli
 
     ran.append(qa_cli.run_demo(paths))
+    ran.append(qa_cli.run_demo_series(paths))
+    prices = qa_cli.apply_demo_lane_prices(paths)
+    ran.append(
+        "demo prices (made up, not a vendor's): QA "
+        + ", ".join(f"{lane} ${usd:g}/1k" for lane, usd in prices.items())
+        + " as --lane-prices overrides; research systems from the research_prices seed "
+        "(basis 'demo price')"
+    )
     from bench import draco_cli
 
     ran.append(draco_cli.run_demo(paths))
+    ran.append(draco_cli.import_demo_results(paths))
     from bench import live_extraction_cli
 
     ran.append(live_extraction_cli.run_demo(paths))

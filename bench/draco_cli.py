@@ -258,28 +258,44 @@ def run_demo(paths: BenchPaths) -> str:
 
 
 def import_demo_results(paths: BenchPaths) -> str:
-    """The demo's import: docs/examples/demo_rubric_verdicts.csv (rendered by
-    collectors.draco.demo_tasks.demo_import_csv, byte-identical, so an installed tool needs no
-    docs folder) through the real `bench import draco-results --format csv` code, joined to the
-    demo tasks. Its verdicts are made up and its judge label says so. Importing it again is a
-    no-op (the file's sha256 names the run)."""
+    """The demo's import: the plain offline rule's verdicts on local-rag's demo reports (the
+    demo run's second regime), written as a valyu grading file (docs/examples/
+    demo_local-rag.eval.json is this file) and imported through the real `bench import
+    draco-results --format valyu` code: the import page then checks the file's own figures and
+    sets the imported regime beside ours. Importing it again is a no-op (its sha256 names the
+    run)."""
     from bench import pipeline
     from collectors.draco import demo_tasks
+    from collectors.draco.offline_judge import OfflineJudge
     from collectors.imports.draco_results import import_draco_results
 
-    path = demo_tasks.write_demo_import(paths.cache_dir / "demo" / demo_tasks.DEMO_IMPORT_FILE)
+    log = pipeline.event_log(paths)
+    regime = OfflineJudge(1).judge_id + "|"
+    verdicts: dict[tuple[str, str], bool] = {}
+    for _raw, event in log.read():
+        payload = event["payload"]
+        if (
+            event["event_type"] == "judge_verdict"
+            and payload["lane"] == demo_tasks.DEMO_IMPORT_SYSTEM
+            and payload["judge_id"].startswith(regime)
+            and payload["item_id"] in demo_tasks.DEMO_TOPICS
+        ):
+            verdicts[(payload["item_id"], payload["criterion_id"])] = payload["met"]
+    path = paths.cache_dir / "demo" / demo_tasks.DEMO_IMPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(demo_tasks.demo_import_eval_json(verdicts))
     (summary,) = import_draco_results(
-        pipeline.event_log(paths),
+        log,
         path,
-        fmt="csv",
+        fmt="valyu",
         system=demo_tasks.DEMO_IMPORT_SYSTEM,
         task_set=demo_tasks.demo_task_set(),
-        judge_label=demo_tasks.DEMO_IMPORT_JUDGE_LABEL,
+        judge_label=None,
         argv=sys.argv[1:],
     )
     return (
-        f"imported {path.name} ({summary.completed} tasks of verdicts for "
-        f"{demo_tasks.DEMO_IMPORT_SYSTEM}, labelled {demo_tasks.DEMO_IMPORT_JUDGE_LABEL!r})"
+        f"imported {path.name} ({summary.completed} tasks graded by "
+        f"{demo_tasks.DEMO_IMPORT_JUDGE_MODEL!r})"
     )
 
 

@@ -507,37 +507,75 @@ def write_demo_tasks(path: Path) -> Path:
     return path
 
 
-# --- an example results file for `bench import draco-results --format csv` -------------------
+# --- an example results file for `bench import draco-results --format valyu` -----------------
 
-DEMO_IMPORT_FILE = "demo_rubric_verdicts.csv"
-DEMO_IMPORT_SYSTEM = "example-system"
-DEMO_IMPORT_JUDGE_LABEL = "example file (made-up verdicts)"
-
-
-def demo_import_csv() -> bytes:
-    """A results file in the long CSV format (docs/imports.md), verdicts by criterion id, for
-    every demo task: what another harness would hand over. The verdicts are MADE UP by a fixed
-    pattern (each section's last positive criterion UNMET, every other positive MET, every
-    negative UNMET), not anyone's judgement: the demo imports it through the real import code
-    under the judge label DEMO_IMPORT_JUDGE_LABEL. docs/examples/demo_rubric_verdicts.csv is
-    this rendering (a test holds them equal)."""
-    lines = ["task_id,criterion_id,verdict,justification"]
-    for slug, _, _, sections in _TASKS:
-        for axis, _title in SECTIONS:
-            criteria = sections[axis]
-            positives = [cid for cid, weight, _ in criteria if weight > 0]
-            for cid, weight, _ in criteria:
-                met = weight > 0 and (len(positives) == 1 or cid != positives[-1])
-                verdict = "MET" if met else "UNMET"
-                lines.append(f"{demo_item_id(slug)},{cid},{verdict},example verdict (made up)")
-    return ("\n".join(lines) + "\n").encode("ascii")
+DEMO_IMPORT_FILE = "demo_local-rag.eval.json"
+DEMO_IMPORT_SYSTEM = "local-rag"
+DEMO_IMPORT_JUDGE_MODEL = "offline-lexical-judge@1 (exported by bench demo as an example file)"
 
 
-def write_demo_import(path: Path) -> Path:
-    """Write `demo_import_csv()` to `path` (atomically), for the demo to import."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_bytes(demo_import_csv())
-    partial.replace(path)
-    return path
+def demo_import_eval_json(verdicts: dict[tuple[str, str], bool]) -> bytes:
+    """A grading file in valyu-benchmarks' `<system>.eval.json` shape (docs/imports.md) holding
+    `verdicts` ({(task id, criterion id): met}, one judge run per task; every criterion of a
+    task or the task is left out), with the header figures computed by valyu's own aggregation
+    (docs/imports.md: per run normalized_score = clamp(sum w*[MET] / sum positive w, 0, 1),
+    pass_rate = share of (w > 0 and MET) or (w < 0 and UNMET); overall and per-domain means).
+    The demo fills it with the plain offline rule's verdicts on local-rag's demo reports and
+    imports it, so the import page reproduces the file's figures and sets the imported regime
+    beside ours. docs/examples/demo_local-rag.eval.json is the demo's file (a test holds it)."""
+    results = []
+    for task in demo_task_set().tasks:
+        criteria = sorted(task.criteria, key=lambda c: c.position)
+        if not all((task.item_id, c.criterion_id) in verdicts for c in criteria):
+            continue
+        met = [verdicts[(task.item_id, c.criterion_id)] for c in criteria]
+        raw = sum(c.weight for c, m in zip(criteria, met, strict=True) if m)
+        positive = sum(c.weight for c in criteria if c.weight > 0)
+        score = round(min(1.0, max(0.0, raw / positive)), 6)
+        passed = sum((c.weight > 0) == m for c, m in zip(criteria, met, strict=True))
+        pass_rate = round(passed / len(criteria), 6)
+        run = {
+            "normalized_score": score,
+            "pass_rate": pass_rate,
+            "raw_score": raw,
+            "criteria_results": [
+                {
+                    "requirement": c.requirement,
+                    "weight": c.weight,
+                    "verdict": "MET" if m else "UNMET",
+                    "explanation": "exported verdict of the offline lexical rule",
+                }
+                for c, m in zip(criteria, met, strict=True)
+            ],
+        }
+        results.append(
+            {
+                "id": task.item_id,
+                "domain": task.domain,
+                "normalized_score": score,
+                "pass_rate": pass_rate,
+                "provider": "offline",
+                "model": DEMO_IMPORT_SYSTEM,
+                "runs": [run],
+            }
+        )
+
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 6) if values else 0.0
+
+    domains = sorted({r["domain"] for r in results})
+    document = {
+        "judge_model": DEMO_IMPORT_JUDGE_MODEL,
+        "n_items": len(results),
+        "runs_per_item": 1,
+        "overall_score": mean([r["normalized_score"] for r in results]),
+        "overall_pass_rate": mean([r["pass_rate"] for r in results]),
+        "domain_scores": {
+            d: mean([r["normalized_score"] for r in results if r["domain"] == d]) for d in domains
+        },
+        "domain_pass_rates": {
+            d: mean([r["pass_rate"] for r in results if r["domain"] == d]) for d in domains
+        },
+        "results": results,
+    }
+    return (json.dumps(document, indent=1) + "\n").encode("utf-8")

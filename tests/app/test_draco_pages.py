@@ -31,6 +31,7 @@ from fixture_draco_snapshot import (
 from streamlit.testing.v1 import AppTest
 
 from app import data
+from collectors.draco.systems import LANES, price_for
 from warehouse.bodies import expand_body, marker, text_sha256
 
 pytestmark = pytest.mark.slow  # one real dbt build per session
@@ -186,7 +187,11 @@ def test_leaderboard_one_table_per_judge_regime_with_the_mart_numbers(
             assert shown["Flagged samples"] == row["n_unparsed_samples"] + row["n_failed_samples"]
             assert close(shown["Mean latency (s)"], row["latency_mean_s"])
             assert close(shown["Cost per task ($)"], row["cost_mean_usd"])
-            assert shown["Cost basis"] == row["cost_basis"] == "list_price"
+            # the research_prices seed prices local-rag's unbilled reports with its demo price
+            # (collectors.draco.systems.price_for); the planted lane has no seed row: no cost
+            price, basis, _ = price_for(row["lane"]) if row["lane"] in LANES else (None,) * 3
+            assert shown["Cost basis"] == row["cost_basis"] == basis
+            assert close(row["cost_mean_usd"], price)
             assert urlencode({"judge": judge_id}) in shown["Lineage"]
     # the planted lane failed five of six tasks under every regime (scored 0, still in n)
     planted = [b.set_index("System").loc[PLANTED_LANE] for b in boards]

@@ -73,28 +73,48 @@ def test_each_task_is_answerable_from_its_demo_corpus_page(demo):
             assert judge.judge(task, negative, f"{page}\n\n{error}", sample=1).met
 
 
-def test_the_demo_import_is_the_docs_example_and_imports_through_the_real_code(tmp_path):
-    """docs/examples/demo_rubric_verdicts.csv is what `bench demo` imports (rendered in code so
-    an installed tool needs no docs folder); the real import joins every row to the demo tasks."""
+def test_the_demo_import_example_imports_and_its_figures_follow_valyus_rule(tmp_path):
+    """docs/examples/demo_local-rag.eval.json (what `bench demo` writes and imports; the demo
+    browser test holds the two equal) goes through the real valyu import for every demo task,
+    and its header figures are valyu's aggregation of its own verdicts."""
     from collectors.draco.demo_tasks import (
         DEMO_IMPORT_FILE,
-        DEMO_IMPORT_JUDGE_LABEL,
         DEMO_IMPORT_SYSTEM,
-        demo_import_csv,
+        demo_import_eval_json,
         demo_task_set,
-        write_demo_import,
     )
     from collectors.imports.draco_results import import_draco_results
     from warehouse.log import EventLog
 
     example = Path(__file__).resolve().parents[2] / "docs" / "examples" / DEMO_IMPORT_FILE
-    assert example.read_bytes() == demo_import_csv()
+    document = json.loads(example.read_text())
     task_set = demo_task_set()
-    path = write_demo_import(tmp_path / DEMO_IMPORT_FILE)
     (summary,) = import_draco_results(
-        EventLog(tmp_path / "log"), path, fmt="csv", system=DEMO_IMPORT_SYSTEM,
-        task_set=task_set, judge_label=DEMO_IMPORT_JUDGE_LABEL,
+        EventLog(tmp_path / "log"), example, fmt="valyu", system=DEMO_IMPORT_SYSTEM,
+        task_set=task_set, judge_label=None,
     )  # fmt: skip
-    assert summary.completed == len(task_set.tasks) and summary.failed == 0
+    assert summary.completed == len(task_set.tasks) == len(document["results"])
     assert not summary.absent_ids and not summary.unmatched_ids
-    assert "made-up" in DEMO_IMPORT_JUDGE_LABEL
+    scores = []
+    for result in document["results"]:
+        (run,) = result["runs"]
+        weights = [(c["weight"], c["verdict"] == "MET") for c in run["criteria_results"]]
+        positive = sum(w for w, _ in weights if w > 0)
+        score = min(1.0, max(0.0, sum(w for w, met in weights if met) / positive))
+        assert result["normalized_score"] == pytest.approx(score, abs=1e-6)
+        scores.append(score)
+    assert document["overall_score"] == pytest.approx(sum(scores) / len(scores), abs=1e-6)
+    # the rendering is a function of the verdicts alone
+    verdicts = {
+        (r["id"], c.criterion_id): cr["verdict"] == "MET"
+        for r in document["results"]
+        for c, cr in zip(
+            sorted(
+                next(t for t in task_set.tasks if t.item_id == r["id"]).criteria,
+                key=lambda c: c.position,
+            ),
+            r["runs"][0]["criteria_results"],
+            strict=True,
+        )
+    }
+    assert demo_import_eval_json(verdicts) == example.read_bytes()

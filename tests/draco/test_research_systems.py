@@ -608,6 +608,9 @@ def test_lane_names_are_the_fixed_registry():
         *(f"tavily_research_{m}" for m in ("mini", "pro", "auto")),
         "perplexity_sonar_deep_research",
         "local-rag",
+        "local-rag-shallow",
+        "local-rag-deep",
+        "closed-book-research",
     }
     assert set(LANES) == expected
 
@@ -623,7 +626,8 @@ def test_lane_names_are_the_fixed_registry():
         ("exa_deep_reasoning", (0.015, "list_price", None)),
         ("nimble_agent_xhigh", (2.0, "estimate", None)),
         ("nimble_agent_high", (0.5, "estimate", None)),
-        ("local-rag", (0.0, "list_price", None)),
+        ("local-rag", (0.03, "demo price", None)),  # made up for the demo, labelled so
+        ("closed-book-research", (0.002, "demo price", None)),
         ("openai_o3_deep_research", (None, None, None)),
         ("exa_agent_xhigh", (None, None, None)),
         ("gemini_deep_research_max", (None, None, None)),

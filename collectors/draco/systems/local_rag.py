@@ -86,11 +86,12 @@ class LocalRagLane:
         passages_k: int = 20,
         documents_k: int = 5,
         sentences_per_document: int = 3,
-        lane: str = LANE,
+        lane: str | None = None,  # another name for the same method (a depth of VARIANTS)
     ):
         import bm25s
 
-        self.lane = lane
+        if lane is not None:
+            self.lane = lane
         self.corpus = corpus
         self.passages_k = passages_k
         self.documents_k = documents_k

@@ -1,0 +1,93 @@
+"""After `bench demo`, no page of the app is an empty state (issue #27: the demo shows what the
+app is for): every page of the chromium sweep (test_real_browser.PAGES) renders over the demo's
+own data root, and none of its notices says there is nothing to show.
+
+The data root is built by the real CLI, `bench demo --no-serve --no-reference` (the reference
+engines need the shared benchmark on disk, which CI may not have; they feed no page that the
+demo's own corpus does not). Empty states are the app's notices (ui.stop_with, the require_*
+guards and the sections' "No … rows" lines, all `st.info`); EMPTY_STATE matches their texts and
+every notice of every kind is checked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_app_browser import CHROMIUM, guarded_page, running_app
+from test_real_browser import PAGES, render
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.allow_hosts(["127.0.0.1"]),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
+    ),
+]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+BENCH = Path(sys.executable).with_name("bench")
+# What the app says when a page or a section has nothing to show (app/ui.py, app/app_pages/*).
+EMPTY_STATE = re.compile(
+    r"^(No |The snapshot has no|This \w+ has (no|fewer)|That \w+ has no|This file publishes no"
+    r"|Pick two different)"
+)
+INFO_NOTICES = (
+    "() => [...document.querySelectorAll('[data-testid^=\"stAlertContent\"]')]"
+    ".map(e => e.innerText.trim())"
+)
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("demo-home")
+    env = {**os.environ, "BENCH_HOME": str(home)}
+    proc = subprocess.run(
+        [str(BENCH), "demo", "--no-serve", "--no-reference"],
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return home
+
+
+def test_the_empty_state_pattern_matches_the_apps_empty_states() -> None:
+    # The pattern must bite: these are the app's own empty-state texts, and a normal note is not.
+    for text in (
+        "No criterion has disagreeing samples under these filters.",
+        "The snapshot has no imported DRACO results yet. Import a results file",
+        "The snapshot has no QA run that belongs to a series. Start one with",
+        "This run has fewer than two lanes with answers: nothing to compare.",
+        "This file publishes no header figures (e.g. Nimble or CSV results).",
+        "No live-URL run in the snapshot yet.",
+    ):
+        assert EMPTY_STATE.match(text), text
+    assert not EMPTY_STATE.match("Notes: scores are DRACO scores x 100")
+
+
+def test_the_demo_imports_the_docs_example_file(demo_home: Path) -> None:
+    from collectors.draco.demo_tasks import DEMO_IMPORT_FILE
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "examples" / DEMO_IMPORT_FILE
+    assert (demo_home / "cache" / "demo" / DEMO_IMPORT_FILE).read_bytes() == docs.read_bytes()
+
+
+def test_no_page_is_empty_after_the_demo(demo_home: Path, tmp_path: Path) -> None:
+    empty: dict[str, list[str]] = {}
+    with (
+        running_app(demo_home, tmp_path / "streamlit.log") as url,
+        guarded_page(tmp_path) as guarded,
+    ):
+        for path in PAGES:
+            render(guarded, url, path)
+            notices = guarded.page.evaluate(INFO_NOTICES)
+            hits = [text for text in notices if EMPTY_STATE.match(text)]
+            if hits:
+                empty[path or "home"] = hits
+        assert not guarded.dialogs and not guarded.offsite
+    assert not empty, empty
