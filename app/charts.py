@@ -59,9 +59,17 @@ def cost_quality(
 
 
 def score_with_ci(
-    frame: pd.DataFrame, *, label: str, score: str, low: str, high: str, title: str
+    frame: pd.DataFrame,
+    *,
+    label: str,
+    score: str,
+    low: str,
+    high: str,
+    title: str,
+    domain: list[float] | None = None,
 ) -> alt.LayerChart:
-    """One bar per row, with its confidence interval as an error bar."""
+    """One bar per row, with its confidence interval as an error bar; `domain` is the metric's
+    display range (`MetricScale.domain`, 0-1 unless given)."""
     data = frame[[label, score, low, high]].copy()
     order = data.sort_values(score, ascending=False)[label].tolist()
     bars = (
@@ -69,7 +77,7 @@ def score_with_ci(
         .mark_bar()
         .encode(
             y=alt.Y(f"{label}:N", sort=order, title=None),
-            x=alt.X(f"{score}:Q", title=title, scale=alt.Scale(domain=[0, 1])),
+            x=alt.X(f"{score}:Q", title=title, scale=alt.Scale(domain=domain or [0, 1])),
             tooltip=[label, score, low, high],
         )
     )
@@ -107,13 +115,21 @@ def latency(frame: pd.DataFrame, *, label: str, p50: str | None, p95: str, unit:
     )
 
 
-def heatmap(frame: pd.DataFrame, *, x: str, y: str, value: str, title: str) -> alt.Chart:
-    """One cell per row (x × y), coloured by `value` in [0, 1], the value written in it."""
+def heatmap(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    value: str,
+    title: str,
+    domain: list[float] | None = None,
+) -> alt.Chart:
+    """One cell per row (x × y), coloured by `value` over `domain` (0-1 unless given)."""
     base = alt.Chart(frame[[x, y, value]]).encode(
         x=alt.X(f"{x}:N", title=None), y=alt.Y(f"{y}:N", title=None)
     )
     cells = base.mark_rect().encode(
-        color=alt.Color(f"{value}:Q", title=title, scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{value}:Q", title=title, scale=alt.Scale(domain=domain or [0, 1])),
         tooltip=[x, y, value],
     )
     return cells.properties(usermeta=SVG)

@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from app import data
+from warehouse.metric_scales import METRIC_SCALES, MISSING
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
 # them also disarms Streamlit's extensions (`:color[..]`, `:material/..:`, `$latex$`).
@@ -40,16 +42,120 @@ def is_number(value: Any) -> bool:
     return not math.isnan(float(value))
 
 
+def text_or_missing(value: Any) -> str:
+    """A value as plain text; None, NaN and empty text as MISSING (never "None" or "nan")."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return MISSING
+    if value is pd.NaT:
+        return MISSING
+    text = str(value)
+    return text if text.strip() else MISSING
+
+
 def fmt(value: Any, digits: int = 3) -> str:
-    return f"{float(value):.{digits}f}" if is_number(value) else "–"
+    return f"{float(value):.{digits}f}" if is_number(value) else MISSING
 
 
 def fmt_pm(mean: Any, std: Any, digits: int = 3) -> str:
     if not is_number(mean):
-        return "–"
+        return MISSING
     if not is_number(std):
         return fmt(mean, digits)
     return f"{float(mean):.{digits}f} ± {float(std):.{digits}f}"
+
+
+# --- one scale per metric (declared in warehouse/metric_scales.py, shared with the CLI) --------
+
+
+def display_value(metric: str, value: Any) -> float | None:
+    """A stored 0-1 value on the metric's display scale; None when undefined."""
+    return METRIC_SCALES[metric].shown(value)
+
+
+def display_series(metric: str, series: pd.Series) -> pd.Series:
+    """A mart column on the metric's display scale (NaN stays NaN, shown as MISSING)."""
+    return pd.to_numeric(series, errors="coerce").astype(float) * METRIC_SCALES[metric].factor
+
+
+def metric_text(metric: str, value: Any, digits: int | None = None) -> str:
+    scale = METRIC_SCALES[metric]
+    shown = display_value(metric, value)
+    return MISSING if shown is None else f"{shown:.{scale.digits if digits is None else digits}f}"
+
+
+def metric_ci_text(metric: str, low: Any, high: Any) -> str:
+    if not (is_number(low) and is_number(high)):
+        return MISSING
+    return f"{metric_text(metric, low)}–{metric_text(metric, high)}"
+
+
+def metric_column(metric: str, label: str | None = None, help: str | None = None) -> Any:
+    """The dataframe column of a metric already put on its display scale."""
+    scale = METRIC_SCALES[metric]
+    return st.column_config.NumberColumn(
+        label or scale.label, format=f"%.{scale.digits}f", help=help or scale.help or None
+    )
+
+
+def _cell_text(value: Any) -> str:
+    """A dict or list cell as plain text (never raw JSON)."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {text_or_missing(v)}" for k, v in value.items()) or MISSING
+    if isinstance(value, list | tuple | np.ndarray):
+        return ", ".join(text_or_missing(v) for v in value) or MISSING
+    return text_or_missing(value)
+
+
+# Words a snake_case column name is spelled with when a page gives it no label of its own.
+_HEADER_WORDS = {
+    "url": "URL",
+    "urls": "URLs",
+    "id": "id",
+    "ids": "ids",
+    "llm": "LLM",
+    "sha256": "SHA-256",
+    "ms": "(ms)",
+    "s": "(s)",
+    "usd": "($)",
+    "5xx": "5xx",
+    "f1": "F1",
+    "n": "n",
+}
+
+
+def human_label(column: Any) -> str:
+    """A header for a column no page labelled: "target_status_code" -> "Target status code"."""
+    text = str(column)
+    if "_" not in text and not text.islower():
+        return text
+    words = [_HEADER_WORDS.get(word, word) for word in text.split("_") if word]
+    if not words:
+        return text
+    first = words[0]
+    words[0] = first[:1].upper() + first[1:] if first not in _HEADER_WORDS.values() else first
+    return " ".join(words)
+
+
+def dataframe(frame: pd.DataFrame, *, column_config: dict | None = None, **kwargs: Any) -> Any:
+    """`st.dataframe` as every table of the app shows one: an undefined cell (NULL, NaN) reads
+    MISSING, not Streamlit's grey "None"; a dict/list cell is plain text, not raw JSON; a column
+    the page did not label gets a human header instead of its snake_case name."""
+    config = dict(column_config or {})
+    shown = frame
+    nested = [
+        column
+        for column in frame.columns
+        if frame[column].map(lambda v: isinstance(v, dict | list | tuple | np.ndarray)).any()
+    ]
+    if nested:
+        shown = frame.copy()
+        for column in nested:
+            shown[column] = shown[column].map(_cell_text)
+    for column in shown.columns:
+        if column not in config:
+            config[column] = human_label(column)
+    kwargs.setdefault("placeholder", MISSING)
+    return st.dataframe(shown, column_config=config, **kwargs)
 
 
 def require_snapshot() -> data.SnapshotStatus:
@@ -180,9 +286,9 @@ def grader_banner(grader_id: str, official: Any) -> None:
 
 
 def date_text(value: Any) -> str:
-    """A date as YYYY-MM-DD (DuckDB dates arrive as pandas timestamps), '–' when missing."""
+    """A date as YYYY-MM-DD (DuckDB dates arrive as pandas timestamps), MISSING when missing."""
     if value is None or (not isinstance(value, str) and bool(pd.isna(value))):
-        return "–"
+        return MISSING
     if hasattr(value, "date") and callable(value.date):
         return value.date().isoformat()
     return str(value)
@@ -229,7 +335,7 @@ def significance_table(rows: pd.DataFrame) -> None:
     def p(label: str, digits: int) -> Any:
         return st.column_config.NumberColumn(label, format=f"%.{digits}f")
 
-    st.dataframe(
+    dataframe(
         rows,
         hide_index=True,
         column_order=[
@@ -280,8 +386,8 @@ def require_draco_snapshot() -> data.DracoStatus:
 
 
 def points(value: Any, digits: int = 1) -> str:
-    """A 0-1 score as points out of 100 (how DRACO scores are quoted), '–' when missing."""
-    return f"{100 * float(value):.{digits}f}" if is_number(value) else "–"
+    """A 0-1 score as points out of 100 (how DRACO scores are quoted), MISSING when missing."""
+    return metric_text("draco_score", value, digits)
 
 
 def pick_draco_run(key_prefix: str) -> str:

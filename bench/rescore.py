@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.scoring_vars import (  # noqa: F401  (bench.rescore.parse_weights is the CLI's)
     WEIGHT_TOLERANCE,
     dbt_var_defaults,
@@ -131,11 +132,14 @@ class Leaderboard:
     group: tuple[str, ...]  # one ranking per group
     entry: str  # what is ranked
     score: str  # higher is better
+    scale: str  # its display scale in warehouse.metric_scales (the app's, e.g. DRACO x 100)
 
 
 LEADERBOARDS = (
-    Leaderboard("extraction_leaderboard", ("run_id",), "system", "composite"),
-    Leaderboard("draco_leaderboard", ("run_id", "judge_id"), "lane", "score_mean"),
+    Leaderboard(
+        "extraction_leaderboard", ("run_id",), "system", "composite", "extraction_composite"
+    ),
+    Leaderboard("draco_leaderboard", ("run_id", "judge_id"), "lane", "score_mean", "draco_score"),
 )
 
 
@@ -197,23 +201,30 @@ def before_after_tables(before: dict, after: dict):
         table = Table(title=f"{mart}: before → after")
         for column in (*board.group, board.entry):
             table.add_column(column)
+        scale = METRIC_SCALES[board.scale]
         table.add_column("rank", justify="right")
-        table.add_column(board.score, justify="right")
+        table.add_column(scale.axis_title, justify="right")
         for group, entry, old_rank, new_rank, old_score, new_score in rows:
             move = "" if old_rank in (None, new_rank) else (" ▲" if new_rank < old_rank else " ▼")
             table.add_row(
                 *map(str, group),
                 str(entry),
                 f"{_fmt(old_rank)} → {new_rank}{move}",
-                f"{_fmt(old_score)} → {_fmt(new_score)}",
+                f"{_score(scale, old_score)} → {_score(scale, new_score)}",
             )
         tables.append(table)
     return tables
 
 
+def _score(scale, value) -> str:
+    """A score on its display scale, one more decimal than the app so a small move shows."""
+    shown = scale.shown(value)
+    return MISSING if shown is None else f"{shown:.{scale.digits + 1}f}"
+
+
 def _fmt(value) -> str:
     if value is None:
-        return "–"
+        return MISSING
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)

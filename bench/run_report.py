@@ -16,44 +16,49 @@ from rich.table import Table
 
 from bench import pipeline
 from ingest.pipeline import IngestResult
+from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.paths import BenchPaths
 
-# (mart, key column, label, headline columns as (column, header)); a run shows up in each mart
-# its family writes to.
+# (mart, key column, label, ranking group, headline columns as (column, header, scale)); a run
+# shows up in each mart its family writes to. One table per (mart, group): a ranking never mixes
+# two datasets, graders or judge regimes. The first headline column is the ranking the app's
+# page defends (for extraction, the composite under the active weights). `scale` names the
+# metric's display scale in warehouse.metric_scales (None: shown as stored), so the CLI prints
+# the number the app shows.
 HEADLINES = (
     (
         "extraction_leaderboard",
         "system",
         "extraction engine",
+        ("dataset_name", "dataset"),
         (
-            ("seed_composite", "seed composite"),
-            ("composite", "composite (active weights)"),
-            ("shingle_f1", "shingle F1"),
-            ("dataset_name", "dataset"),
+            ("composite", "composite (active weights)", "extraction_composite"),
+            ("seed_composite", "seed composite", "extraction_seed_composite"),
+            ("shingle_f1", "shingle F1", "shingle_f1"),
         ),
     ),
     (
         "qa_leaderboard",
         "lane",
         "QA lane",
+        ("grader_id", "grader"),
         (
-            ("strict_accuracy", "accuracy"),
-            ("strict_accuracy_ci_low", "95% CI low"),
-            ("strict_accuracy_ci_high", "high"),
-            ("f1", "F1"),
-            ("grader_id", "grader"),
+            ("strict_accuracy", "accuracy", "qa_strict_accuracy"),
+            ("strict_accuracy_ci_low", "95% CI low", "qa_strict_accuracy"),
+            ("strict_accuracy_ci_high", "high", "qa_strict_accuracy"),
+            ("f1", "F1", "qa_f1"),
         ),
     ),
     (
         "draco_leaderboard",
         "lane",
         "research system",
+        ("judge_id", "judge"),
         (
-            ("score_mean", "score"),
-            ("score_ci_low", "95% CI low"),
-            ("score_ci_high", "high"),
-            ("pass_rate_mean", "pass rate"),
-            ("judge_id", "judge"),
+            ("score_mean", "score (points, 0–100)", "draco_score"),
+            ("score_ci_low", "95% CI low", "draco_score"),
+            ("score_ci_high", "high", "draco_score"),
+            ("pass_rate_mean", "pass rate (points)", "draco_pass_rate"),
         ),
     ),
 )
@@ -112,40 +117,53 @@ def _columns(con: duckdb.DuckDBPyConnection, mart: str) -> set[str]:
 
 
 def headline_tables(paths: BenchPaths, run_ids: list[str] | None) -> list[Table]:
-    """One table per family the runs appear in (every run when `run_ids` is None): each
-    lane/system with its headline figures, best first."""
+    """One table per family the runs appear in (every run when `run_ids` is None) and per
+    dataset / grader / judge regime within it: each lane/system with its headline figures on the
+    app's display scale, best first."""
     if not paths.serve_db.exists() or run_ids == []:
         return []
     tables = []
     with duckdb.connect(str(paths.serve_db), read_only=True) as con:
-        for mart, key, label, figures in HEADLINES:
+        for mart, key, label, (group, group_label), figures in HEADLINES:
             columns = _columns(con, mart)
             if not columns or key not in columns or "run_id" not in columns:
                 continue
-            shown = [(c, h) for c, h in figures if c in columns]
-            select = ", ".join([f'"{key}"', *(f'"{c}"' for c, _ in shown)])
+            shown = [(c, h, scale) for c, h, scale in figures if c in columns]
+            group_sql = f'"{group}"' if group in columns else "null"
+            select = ", ".join([group_sql, f'"{key}"', *(f'"{c}"' for c, _, _ in shown)])
             order = f'"{shown[0][0]}" desc nulls last' if shown else f'"{key}"'
             # one row per lane even where a mart has one row per (lane, grader/judge)
             where = "" if run_ids is None else "where run_id in (select unnest(?))"
             rows = con.execute(
-                f"select distinct {select} from marts.{mart} {where} order by {order}, 1",
+                f"select distinct {select} from marts.{mart} {where} "
+                f"order by 1 nulls last, {order}, 2",
                 [] if run_ids is None else [run_ids],
             ).fetchall()
-            if not rows:
-                continue
-            table = Table(title=f"{mart.replace('_', ' ')}")
-            table.add_column(label)
-            for _, header in shown:
-                table.add_column(header, justify="right")
+            groups: dict[object, list[tuple]] = {}
             for row in rows:
-                table.add_row(str(row[0]), *(_fmt(v) for v in row[1:]))
-            tables.append(table)
+                groups.setdefault(row[0], []).append(row[1:])
+            for group_value, group_rows in groups.items():
+                title = mart.replace("_", " ")
+                if group in columns:
+                    title += f" · {group_label} {_fmt(group_value, None)}"
+                table = Table(title=title)
+                table.add_column(label)
+                for _, header, _ in shown:
+                    table.add_column(header, justify="right")
+                for row in group_rows:
+                    table.add_row(
+                        str(row[0]),
+                        *(_fmt(v, scale) for v, (_, _, scale) in zip(row[1:], shown, strict=True)),
+                    )
+                tables.append(table)
     return tables
 
 
-def _fmt(value) -> str:
+def _fmt(value, scale: str | None) -> str:
+    if scale is not None:
+        return METRIC_SCALES[scale].text(value)
     if value is None:
-        return "–"
+        return MISSING
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)

@@ -72,7 +72,7 @@ COLUMNS = {
 
 
 def table(rows: pd.DataFrame, order: list[str], key: str) -> None:
-    st.dataframe(
+    ui.dataframe(
         rows,
         hide_index=True,
         column_order=[
@@ -127,7 +127,7 @@ groups = groups.assign(
         for lane, judge in zip(groups["lane"], groups["judge_id"], strict=True)
     ]
 )
-st.dataframe(
+ui.dataframe(
     groups,
     hide_index=True,
     column_order=[

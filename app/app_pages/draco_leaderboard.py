@@ -40,14 +40,13 @@ st.caption(
 )
 
 
-def ci_text(low, high) -> str:
-    if not (ui.is_number(low) and ui.is_number(high)):
-        return "–"
-    return f"{100 * float(low):.1f}–{100 * float(high):.1f}"
+SCORE = ui.METRIC_SCALES["draco_score"]
 
 
-def x100(series: pd.Series) -> pd.Series:
-    return pd.to_numeric(series, errors="coerce").astype(float) * 100
+def points(board: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """`board` with the score columns on the DRACO display scale (what tables, charts and the
+    what-if panel all show)."""
+    return board.assign(**{c: ui.display_series("draco_score", board[c]) for c in columns})
 
 
 def lineage_link(lane: str, judge_id: str) -> str:
@@ -64,16 +63,22 @@ def leaderboard_table(board: pd.DataFrame, judge_id: str) -> pd.DataFrame:
             "Rank": board["rank_score"],
             "System": board["lane"],
             "Provider": board["provider"],
-            "Score": x100(board["score_mean"]),
-            "Factual accuracy": x100(board["factual_accuracy_mean"]),
+            "Score": ui.display_series("draco_score", board["score_mean"]),
+            "Factual accuracy": ui.display_series(
+                "draco_factual_accuracy", board["factual_accuracy_mean"]
+            ),
             "CI (score)": [
-                ci_text(lo, hi)
+                ui.metric_ci_text("draco_score", lo, hi)
                 for lo, hi in zip(board["score_ci_low"], board["score_ci_high"], strict=True)
             ],
-            "Breadth & depth": x100(board["breadth_and_depth_of_analysis_mean"]),
-            "Presentation": x100(board["presentation_quality_mean"]),
-            "Citation": x100(board["citation_quality_mean"]),
-            "Pass rate": x100(board["pass_rate_mean"]),
+            "Breadth & depth": ui.display_series(
+                "draco_breadth", board["breadth_and_depth_of_analysis_mean"]
+            ),
+            "Presentation": ui.display_series(
+                "draco_presentation", board["presentation_quality_mean"]
+            ),
+            "Citation": ui.display_series("draco_citation", board["citation_quality_mean"]),
+            "Pass rate": ui.display_series("draco_pass_rate", board["pass_rate_mean"]),
             "n": board["n_items"],
             "Scored": board["n_scored"],
             "Failed": board["n_failed"],
@@ -91,15 +96,15 @@ def leaderboard_table(board: pd.DataFrame, judge_id: str) -> pd.DataFrame:
 
 
 LEADERBOARD_COLUMNS = {
-    "Score": num("Score", help="mean item score × 100 over every task (failures at 0)"),
-    "Factual accuracy": num("Factual accuracy", help="factual-accuracy section score × 100"),
+    "Score": ui.metric_column("draco_score"),
+    "Factual accuracy": ui.metric_column("draco_factual_accuracy"),
     "CI (score)": st.column_config.TextColumn(
         "CI (score)", help="seeded percentile bootstrap 95 % interval over tasks, × 100"
     ),
-    "Breadth & depth": num("Breadth & depth"),
-    "Presentation": num("Presentation"),
-    "Citation": num("Citation"),
-    "Pass rate": num("Pass rate", help="share of criteria passed (v ≥ threshold), × 100"),
+    "Breadth & depth": ui.metric_column("draco_breadth"),
+    "Presentation": ui.metric_column("draco_presentation"),
+    "Citation": ui.metric_column("draco_citation"),
+    "Pass rate": ui.metric_column("draco_pass_rate"),
     "Flagged samples": st.column_config.NumberColumn(
         "Flagged samples",
         help="unparsed + failed judge samples (scored as the verdict least favourable to the "
@@ -120,15 +125,15 @@ DOMAIN_COLUMNS = {
     "n_failed": "Failed",
     "n_incomplete": "Incomplete",
     "n_missing": "Missing",
-    "score_points": num("Score"),
-    "factual_points": num("Factual accuracy"),
-    "pass_rate_points": num("Pass rate"),
+    "score_points": ui.metric_column("draco_score"),
+    "factual_points": ui.metric_column("draco_factual_accuracy"),
+    "pass_rate_points": ui.metric_column("draco_pass_rate"),
 }
 
 
 def significance_table(rows: pd.DataFrame, key: str) -> None:
-    st.dataframe(
-        rows,
+    ui.dataframe(
+        points(rows, "mean_a", "mean_b", "mean_diff"),
         hide_index=True,
         column_order=[
             "lane_a",
@@ -152,9 +157,9 @@ def significance_table(rows: pd.DataFrame, key: str) -> None:
             "lane_a": "System A",
             "lane_b": "System B",
             "n_pairs": "n pairs",
-            "mean_a": num("Mean A", 4),
-            "mean_b": num("Mean B", 4),
-            "mean_diff": num("Mean diff (A − B)", 4),
+            "mean_a": num("Mean score A", 2),
+            "mean_b": num("Mean score B", 2),
+            "mean_diff": num("Mean diff (A − B, points)", 2),
             "t_stat": num("t", 3),
             "p_ttest": num("p (t)", 4),
             "p_ttest_adjusted": num("p adj. (t)", 4),
@@ -190,7 +195,7 @@ for index, judge_id in enumerate(shown):
     st.text(f"best system: {best['lane']}")
     board_table = leaderboard_table(board, judge_id)
     key_columns = ["Rank", "System", "Lineage", "Score", "CI (score)", "Cost per task ($)"]
-    st.dataframe(
+    ui.dataframe(
         board_table,
         hide_index=True,
         column_order=[
@@ -210,12 +215,13 @@ for index, judge_id in enumerate(shown):
         st.markdown("**Score with its bootstrap CI**")
         st.altair_chart(
             charts.score_with_ci(
-                board,
+                points(board, "score_mean", "score_ci_low", "score_ci_high"),
                 label="lane",
                 score="score_mean",
                 low="score_ci_low",
                 high="score_ci_high",
-                title="score (0–1)",
+                title=SCORE.axis_title,
+                domain=SCORE.domain,
             ),
             width="stretch",
             key=f"draco_ci_chart_{index}",
@@ -228,12 +234,12 @@ for index, judge_id in enumerate(shown):
         else:
             st.altair_chart(
                 charts.cost_quality(
-                    costed,
+                    points(costed, "score_mean"),
                     label="lane",
                     cost="cost_mean_usd",
                     quality="score_mean",
                     cost_title="$ per task",
-                    quality_title="score (0–1)",
+                    quality_title=SCORE.axis_title,
                 ),
                 width="stretch",
                 key=f"draco_cost_chart_{index}",
@@ -253,8 +259,12 @@ for index, judge_id in enumerate(shown):
         )
         chosen_floor = float(floor) if floor_on else None
         what_if = whatif.draco_lane_scores(items, criteria, chosen_floor)
-        merged = what_if.merge(board[["lane", "score_mean", "rank_score"]], on="lane")
-        st.dataframe(
+        merged = points(
+            what_if.merge(board[["lane", "score_mean", "rank_score"]], on="lane"),
+            "what_if_score",
+            "score_mean",
+        )
+        ui.dataframe(
             merged.rename(
                 columns={
                     "what_if_rank": "What-if rank",
@@ -266,8 +276,8 @@ for index, judge_id in enumerate(shown):
             )[["What-if rank", "System", "What-if score", "Published score", "Published rank"]],
             hide_index=True,
             column_config={
-                "What-if score": st.column_config.NumberColumn(format="%.3f"),
-                "Published score": st.column_config.NumberColumn(format="%.3f"),
+                "What-if score": ui.metric_column("draco_score", "What-if score"),
+                "Published score": ui.metric_column("draco_score", "Published score"),
             },
             key=f"draco_whatif_{index}",
         )
@@ -302,17 +312,26 @@ for index, judge_id in enumerate(shown):
         st.info("No domain rows for this regime.")
     else:
         domains = domains.assign(
-            score_points=x100(domains["score_mean"]),
-            factual_points=x100(domains["factual_accuracy_mean"]),
-            pass_rate_points=x100(domains["pass_rate_mean"]),
+            score_points=ui.display_series("draco_score", domains["score_mean"]),
+            factual_points=ui.display_series(
+                "draco_factual_accuracy", domains["factual_accuracy_mean"]
+            ),
+            pass_rate_points=ui.display_series("draco_pass_rate", domains["pass_rate_mean"]),
         )
-        st.markdown("**Domain × system** (score, 0–1)")
+        st.markdown(f"**Domain × system** ({SCORE.axis_title})")
         st.altair_chart(
-            charts.heatmap(domains, x="lane", y="domain", value="score_mean", title="score"),
+            charts.heatmap(
+                domains,
+                x="lane",
+                y="domain",
+                value="score_points",
+                title=SCORE.label,
+                domain=SCORE.domain,
+            ),
             width="stretch",
             key=f"draco_heatmap_{index}",
         )
-        st.dataframe(
+        ui.dataframe(
             domains,
             hide_index=True,
             column_order=list(DOMAIN_COLUMNS),

@@ -113,7 +113,7 @@ def score_column(name: str, weight: str | None = None, digits: int = 3, help: st
     return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
 
 
-st.dataframe(
+ui.dataframe(
     table,
     hide_index=True,
     column_order=[
@@ -162,7 +162,7 @@ weights_col, threshold_col = st.columns([5, 1])
 with weights_col:
     st.markdown("**Composite weights**")
     if single_weights is not None:
-        st.dataframe(
+        ui.dataframe(
             pd.DataFrame(
                 [{label: float(single_weights[c]) for c, label in weight_columns.items()}]
             ),
@@ -174,7 +174,7 @@ with weights_col:
         )
     else:
         st.caption("Runs of this dataset were scored with different weights:")
-        st.dataframe(
+        ui.dataframe(
             weight_sets.rename(
                 columns={**weight_columns, "useful_success_threshold": "Threshold", "run_id": "Run"}
             ),
@@ -199,11 +199,29 @@ st.caption(
     )
 )
 
+# The headline is the table's first row: the ranking this page defends is the composite under
+# the active weights (the seed weights until `bench rescore --weights` sets others), never a
+# second ordering of its own.
 st.subheader("Top system")
 top = board.iloc[0]
-st.text(f"{top['system']} {top['system_version']} · run {top['run_id']}")
+tied = board.loc[board["rank_composite"] == top["rank_composite"], "system"].tolist()
+st.text(
+    f"{top['system']} {top['system_version']} · run {top['run_id']} · rank "
+    f"{ui.text_or_missing(top['rank_composite'])} by the {composite_label.lower()}"
+    + (f" (tied with {', '.join(map(str, tied[1:]))})" if len(tied) > 1 else "")
+)
+by_f1 = board.sort_values(["rank_shingle_f1", "system"]).iloc[0]
+if by_f1["system"] != top["system"]:
+    st.text(
+        f"By shingle F1 (boilerplate-aware) {by_f1['system']} leads with "
+        f"{ui.fmt(by_f1['shingle_f1'])}; weigh it in with the what-if panel below to rank by it."
+    )
 metrics = st.columns(6)
-metrics[0].metric("Composite", ui.fmt(top["composite"]))
+metrics[0].metric(
+    "Composite",
+    ui.fmt(top["composite"]),
+    help=f"{composite_label}: the ranking of the table above.",
+)
 metrics[1].metric(
     "Shingle F1", ui.fmt(top["shingle_f1"]), help="± " + ui.fmt(top["shingle_f1_std"])
 )
@@ -242,7 +260,7 @@ except ValueError as refusal:
         )
     )
 reranked = whatif.rerank(board, chosen)
-st.dataframe(
+ui.dataframe(
     reranked.rename(
         columns={
             "what_if_rank": "What-if rank",

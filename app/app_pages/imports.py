@@ -80,7 +80,7 @@ for judge_id, rows in board.groupby("judge_id", sort=True):
             "sha256": [ui.short(s, 12) for s in rows["file_sha256"]],
         }
     )
-    st.dataframe(
+    ui.dataframe(
         table,
         hide_index=True,
         column_config={
@@ -125,7 +125,7 @@ if figures.empty:
 else:
     matched = int(figures["matches_4dp"].sum())
     st.metric("Reproduced to 4 decimals", f"{matched} of {len(figures)}")
-    st.dataframe(
+    ui.dataframe(
         pd.DataFrame(
             {
                 "Scope": [
@@ -164,7 +164,7 @@ else:
         "Side by side, never one ranking: the judges differ. Both scores count every DRACO task "
         "(a task without a report or record at 0.0). Difference = ours − imported."
     )
-    st.dataframe(
+    ui.dataframe(
         pd.DataFrame(
             {
                 "System": comparison["lane"],

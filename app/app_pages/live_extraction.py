@@ -47,7 +47,7 @@ LEADERBOARD_ORDER = [
     "useful_successes", "price_snapshot_date", "price_basis", "engine_kind",
 ]  # fmt: skip
 board = board.assign(rank=board["composite"].rank(method="min", ascending=False).astype("Int64"))
-st.dataframe(
+ui.dataframe(
     board,
     hide_index=True,
     column_order=LEADERBOARD_ORDER,
@@ -113,14 +113,14 @@ counts = excluded.groupby("exclusion_reason").size().to_dict() if not excluded.e
 cols = st.columns(3)
 for col, reason in zip(cols, ("dead", "origin_5xx", "redirect_only"), strict=True):
     col.metric(reason, counts.get(reason, 0))
-st.dataframe(excluded, hide_index=True)
+ui.dataframe(excluded, hide_index=True)
 
 st.subheader("One URL, every engine")
 url = st.selectbox("URL", live_data.urls(run_id), key="live_url")
 pages = live_data.url_pages(run_id, url)
-st.dataframe(pages, hide_index=True)
+ui.dataframe(pages, hide_index=True)
 st.markdown("**Consensus anchors** (which engines confirmed each)")
-st.dataframe(live_data.anchors(run_id, url), hide_index=True)
+ui.dataframe(live_data.anchors(run_id, url), hide_index=True)
 system = st.selectbox("Raw events of engine", list(pages["system"]), key="live_system")
 row = pages.set_index("system").loc[system]
 ids = [row["extraction_event_id"], *data._json(row["source_event_ids"] or "[]")]

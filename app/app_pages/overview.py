@@ -22,12 +22,16 @@ families = data.family_overview()
 columns = st.columns(5)
 columns[0].metric("Runs", counts["runs"])
 columns[1].metric("Datasets", counts["datasets"])
-columns[2].metric("Families", len(families), help="Extraction, question answering, deep research.")
+columns[2].metric(
+    "Families",
+    len(families),
+    help="Extraction, live-URL extraction, question answering, deep research, imported results.",
+)
 columns[3].metric("Scored pages", counts["pages"], help="Extraction pages (item × engine).")
 columns[4].metric("Events", counts["events"])
 
 st.subheader("By family")
-st.dataframe(
+ui.dataframe(
     families,
     hide_index=True,
     column_config={
@@ -57,6 +61,11 @@ if "question answering" in present:
     st.page_link("app_pages/qa_compare.py", label="QA lane vs lane")
     st.page_link("app_pages/qa_series.py", label="QA series: repeat runs and their noise band")
     st.page_link("app_pages/qa_lineage.py", label="QA lineage: answer → grade → search events")
+if "live extraction" in present:
+    st.page_link(
+        "app_pages/live_extraction.py",
+        label="Live-URL extraction: engines on live pages, anchors, hygiene",
+    )
 if data.draco_leaderboard_rows():
     st.page_link("app_pages/draco_leaderboard.py", label="Deep research (DRACO) leaderboard")
     st.page_link("app_pages/draco_criteria.py", label="Deep research criteria explorer")
@@ -64,7 +73,7 @@ if data.draco_leaderboard_rows():
         "app_pages/draco_lineage.py", label="Deep research lineage: score → verdicts → report"
     )
 imported = data.imported_draco_leaderboard()
-if imported is not None and not imported.empty:
+if "imported deep research" in present or (imported is not None and not imported.empty):
     st.page_link(
         "app_pages/imports.py",
         label="Imported results: published figures beside our recomputation and re-judging",
@@ -72,7 +81,7 @@ if imported is not None and not imported.empty:
 
 st.subheader("Runs")
 runs = data.list_runs()
-st.dataframe(
+ui.dataframe(
     runs,
     hide_index=True,
     column_config={

@@ -67,7 +67,7 @@ pairs = pairs.assign(
     lineage_b=[lineage(lane_b, item) for item in pairs["item_id"]],
 )
 num = st.column_config.NumberColumn
-st.dataframe(
+ui.dataframe(
     pairs,
     hide_index=True,
     column_order=[

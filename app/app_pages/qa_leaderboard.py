@@ -121,7 +121,7 @@ def num(label: str, digits: int = 3, help: str | None = None):
 # are left out rather than shown as empty.
 KEY_COLUMNS = ["Rank", "Lane", "Strict accuracy", "CI", "p adj. vs baseline", "vs", "Compare"]
 shown = [c for c in table.columns if c in KEY_COLUMNS or table[c].notna().any()]
-st.dataframe(
+ui.dataframe(
     table,
     hide_index=True,
     column_order=[*KEY_COLUMNS, *(c for c in shown if c not in KEY_COLUMNS)],
@@ -262,7 +262,7 @@ if not has_judge:
 relevance = whatif.qa_relevance(chunks, grades, float(threshold))
 costs = whatif.qa_costs(board, chosen_prices)
 reranked = whatif.qa_rerank(board, relevance, costs, rank_by)
-st.dataframe(
+ui.dataframe(
     reranked,
     hide_index=True,
     column_order=[
@@ -347,7 +347,7 @@ for dimension, title in (("topic", "By topic"), ("answer_type", "By answer type"
     wide.insert(0, "n", counts.reindex(wide.index))
     lanes = [lane for lane in board["lane"] if lane in wide.columns]
     wide = wide[["n", *lanes]].reset_index().rename(columns={"value": dimension})
-    st.dataframe(
+    ui.dataframe(
         wide,
         hide_index=True,
         column_config={lane: num(lane) for lane in lanes},
@@ -363,7 +363,7 @@ answers = answers.assign(
         for item in answers["item_id"]
     ]
 )
-st.dataframe(
+ui.dataframe(
     answers,
     hide_index=True,
     column_order=[

@@ -103,7 +103,7 @@ table = pd.DataFrame(
         ],
     }
 )
-st.dataframe(
+ui.dataframe(
     table,
     hide_index=True,
     column_config={
@@ -119,7 +119,7 @@ st.subheader("Summary per lane")
 if summary.empty:
     st.info("No series_summary rows for this series and grader regime.")
 else:
-    st.dataframe(
+    ui.dataframe(
         pd.DataFrame(
             {
                 "Lane": summary["lane"],
@@ -206,7 +206,7 @@ chosen_vertical = st.selectbox("Vertical", vertical_options, key="qa_series_run1
 view = run1[run1["vertical"] == chosen_vertical]
 for kind, rows in view.groupby("lane_kind", sort=True):
     st.markdown(f"**{ui.md_escape(LANE_KINDS.get(kind, kind))}**")
-    st.dataframe(
+    ui.dataframe(
         pd.DataFrame(
             {
                 "Rank (run 1)": rows["run1_rank"],

@@ -17,7 +17,10 @@ if runs.empty:
     ui.stop_with("The snapshot has no runs yet. Run `bench demo`, then reload this page.")
 
 run_labels = {
-    row.run_id: f"{row.run_id} · {row.dataset_name} · {row.status}" for row in runs.itertuples()
+    row.run_id: " · ".join(
+        [row.run_id, ui.text_or_missing(row.dataset_name), ui.text_or_missing(row.status)]
+    )
+    for row in runs.itertuples()
 }
 run_ids = list(run_labels)
 wanted = st.query_params.get("run")
@@ -34,6 +37,14 @@ run = data.run_detail(run_id)
 if run is None:
     ui.stop_with("That run is no longer in the snapshot; pick another.")
 
+# Where a family's failed pairs are shown with their errors (the extraction ones are below).
+FAILURE_PAGES = {
+    "question answering": "QA lineage page",
+    "deep research": "deep research lineage page",
+    "live extraction": "live-URL extraction page",
+    "imported deep research": "imported results page",
+}
+
 counts = data.run_system_counts(run_id)
 families = sorted(set(counts["family"]))
 items = int(counts["n_items"].max()) if not counts.empty else int(run["n_items_registered"] or 0)
@@ -46,7 +57,7 @@ cols[3].metric("Failed", int(counts["n_failed"].sum()), help="Item × system pai
 cols[4].metric("Status", ui.md_escape(run["status"]))  # metric values render Markdown
 
 st.subheader("Per system")
-st.dataframe(
+ui.dataframe(
     counts[["system", "family", "n_items", "n_completed", "n_failed", "n_missing"]],
     hide_index=True,
     column_config={
@@ -69,12 +80,12 @@ elif not_completed == 0:
     st.success("Every item of this run completed for every system.")
 elif failures.empty:
     st.warning(
-        f"{not_completed} item × system pair(s) did not complete; open the "
-        + ("deep research" if "deep research" in families else "QA")
-        + " lineage page for their errors."
+        f"{not_completed} item × system pair(s) did not complete; their errors are on the "
+        + " and ".join(FAILURE_PAGES.get(family, family + " page") for family in families)
+        + "."
     )
 else:
-    st.dataframe(
+    ui.dataframe(
         data.run_error_classes(run_id),
         hide_index=True,
         column_config={
@@ -90,7 +101,7 @@ else:
             for system, item in zip(failures["system"], failures["item_id"], strict=True)
         ]
     )
-    st.dataframe(
+    ui.dataframe(
         failures,
         hide_index=True,
         column_order=[
@@ -139,8 +150,8 @@ provenance = pd.DataFrame(
     ],
     columns=["Field", "Value"],
 )
-provenance["Value"] = ["–" if v is None else str(v) for v in provenance["Value"]]
-st.dataframe(provenance, hide_index=True, height="content")
+provenance["Value"] = [ui.text_or_missing(v) for v in provenance["Value"]]
+ui.dataframe(provenance, hide_index=True, height="content")
 if run.get("argv"):
     st.markdown("**Command line**")
     argv = run["argv"]

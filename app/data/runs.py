@@ -40,6 +40,14 @@ FAMILY_GRIDS: dict[str, tuple[str, str, str, str, str]] = {
         "fct_draco_items", "lane",
         "status in ('scored', 'incomplete')", "status = 'failed'", "status = 'missing'",
     ),
+    "live extraction": (
+        "fct_live_extraction_pages", "system",
+        "outcome = 'completed'", "outcome = 'failed'", "outcome = 'missing'",
+    ),
+    "imported deep research": (
+        "fct_draco_imported_items", "lane",
+        "status = 'scored'", "status = 'failed'", "false",
+    ),
 }  # fmt: skip
 
 _PRESENT_SQL = """

@@ -233,7 +233,9 @@ def test_leaderboard_domain_and_significance_tables_equal_the_marts(
     assert (shown["lane_a"], shown["lane_b"]) == ("local-rag", PLANTED_LANE)
     assert close(shown["p_ttest_adjusted"], row["p_ttest_adjusted"])
     assert close(shown["p_wilcoxon"], row["p_wilcoxon"])
-    assert close(shown["mean_diff"], row["mean_diff"]) and shown["mean_diff"] > 0
+    # score means on the leaderboard's scale (points out of 100, warehouse/metric_scales.py)
+    assert close(shown["mean_diff"], 100 * row["mean_diff"]) and shown["mean_diff"] > 0
+    assert close(shown["mean_a"], 100 * row["mean_a"])
     assert bool(shown["significant"]) == bool(row["significant"])
 
 

@@ -161,3 +161,6 @@ def test_before_after_ranks_per_group():
     assert rescore.before_after_rows(before, before) == {}
     tables = rescore.before_after_tables(before, after)
     assert len(tables) == 1 and tables[0].row_count == 2
+    # DRACO scores on the app's scale (points out of 100), not the mart's 0-1
+    assert tables[0].columns[-1].header == "Score (points, 0–100)"
+    assert list(tables[0].columns[-1].cells) == ["40.00 → 40.00", "50.00 → 30.00"]
