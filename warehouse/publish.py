@@ -11,12 +11,19 @@ models dbt built since the last publish), so a rescore that rebuilds a few leade
 few small tables, not the whole snapshot. Any DuckDB client that opens serve.duckdb sees the
 same schema either way. Parts referenced by neither the new nor the previous snapshot are
 removed (a reader may still be in a query over the previous one).
+
+Memory is bounded like the build's (issue #26: a 1M-verdict publish peaked at 11.5-12.3 GB
+RSS): the warehouse connection gets the memory limit and thread count of the build's DuckDB
+connections (dbt_project/profiles.yml `config_options`, BENCH_DBT_MEMORY_LIMIT, default 3GB)
+and spills past it into the build's temp folder. Given once, to `duckdb.connect`: DuckDB
+refuses to switch temp_directory after a spill, even to the same path (stack notes).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from collections.abc import Collection
 from datetime import UTC, datetime
@@ -26,6 +33,11 @@ from typing import Any
 import duckdb
 
 PUBLISHED_SCHEMAS = ("marts",)
+# The build's DuckDB settings live in one place, the dbt profile's `config_options`; publish
+# reads them from there (package data beside warehouse/, like bench.settings.DBT_PROJECT_DIR).
+PROFILES_YML = Path(__file__).resolve().parent.parent / "dbt_project" / "profiles.yml"
+BOUNDED_OPTIONS = ("memory_limit", "threads", "temp_directory")
+_ENV_VAR = re.compile(r"\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}")
 # A table this large is published as a Parquet part (re-written only when it changed); smaller
 # ones are copied into serve.duckdb on every publish, which costs less than tracking them.
 PART_MIN_ROWS = int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", "50000"))
@@ -61,7 +73,7 @@ def publish_snapshot(
     try:
         # Connect to the warehouse (not ATTACH it): an instance dbt left open in this process
         # would make ATTACH fail with a file-handle conflict.
-        with duckdb.connect(str(warehouse_db)) as con:
+        with _connect_bounded(warehouse_db) as con:
             quoted = str(tmp).replace("'", "''")  # ATTACH takes no parameters
             con.execute(f"attach '{quoted}' as serve")
             for schema in PUBLISHED_SCHEMAS:
@@ -102,6 +114,64 @@ def publish_snapshot(
     return published
 
 
+def duckdb_config(warehouse_db: Path) -> dict[str, str]:
+    """memory_limit, threads and temp_directory as the build's DuckDB connections get them:
+    profiles.yml's `config_options` with the environment's values (BENCH_DBT_MEMORY_LIMIT,
+    BENCH_DBT_DUCKDB_THREADS) or the profile's defaults. bench gives dbt a temp folder relative
+    to the data root (BENCH_DBT_TEMP_DIR=dbt/duckdb_tmp, the warehouse's folder); the profile's
+    own default is for dbt run by hand from the repo root, so without the variable publish
+    spills where bench's builds do: dbt/duckdb_tmp beside the warehouse."""
+    import yaml
+
+    profile = yaml.safe_load(PROFILES_YML.read_text(encoding="utf-8"))
+    options: dict[str, object] = {}
+    for target in profile.values():
+        for output in target["outputs"].values():
+            options = output.get("config_options") or {}
+    config: dict[str, str] = {}
+    for name in BOUNDED_OPTIONS:
+        if name not in options:
+            continue
+        text = str(options[name])
+        match = _ENV_VAR.fullmatch(text.strip())
+        if match and name == "temp_directory":
+            given = os.environ.get(match.group(1))
+            text = given if given else str(Path("dbt") / "duckdb_tmp")
+        elif match:
+            text = os.environ.get(match.group(1)) or match.group(2) or ""
+        if name == "temp_directory":
+            text = str(warehouse_db.resolve().parent / text)  # no-op for an absolute path
+        config[name] = text
+    return config
+
+
+def _connect_bounded(warehouse_db: Path) -> duckdb.DuckDBPyConnection:
+    config = duckdb_config(warehouse_db)
+    if "temp_directory" in config:
+        Path(config["temp_directory"]).mkdir(parents=True, exist_ok=True)
+    try:
+        return duckdb.connect(str(warehouse_db), config=config)
+    except duckdb.ConnectionException as exc:
+        # This process already holds the warehouse open (DuckDB then reuses that instance and
+        # refuses a different configuration): publish within that instance's own settings.
+        if "different configuration" not in str(exc):
+            raise
+        return duckdb.connect(str(warehouse_db))
+
+
+_SIZE_UNITS = {"bytes": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+_SIZE_UNITS |= {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+
+
+def _memory_limit_bytes(con: duckdb.DuckDBPyConnection) -> int:
+    """The connection's memory limit as DuckDB reports it ('953.6 MiB'), in bytes."""
+    (text,) = con.execute("select current_setting('memory_limit')").fetchone()
+    match = re.fullmatch(r"\s*([\d.]+)\s*([A-Za-z]*)\s*", str(text))
+    if not match:
+        return 1 << 30
+    return int(float(match.group(1)) * _SIZE_UNITS.get(match.group(2).lower() or "bytes", 1))
+
+
 def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int]]:
     """(table, row count) of the warehouse's tables in `schema`; the count is DuckDB's stored
     cardinality (no scan)."""
@@ -117,10 +187,20 @@ def _write_part(con: duckdb.DuckDBPyConnection, schema: str, table: str, directo
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{schema}.{table}.{uuid.uuid4().hex[:12]}.parquet"
     quoted = str(path).replace("'", "''")
-    con.execute(
-        f"copy (select * from {schema}.\"{table}\") to '{quoted}' "
-        f"(format parquet, compression zstd, row_group_size {PART_ROW_GROUP_ROWS})"
-    )
+    # A row group is buffered whole per writing thread: 16k rows of 5-20 kB payloads is more
+    # than a small memory limit holds (150 MB failed with "failed to allocate"), so groups are
+    # also cut at a sixteenth of the limit. DuckDB cuts by bytes only without insertion order;
+    # a part is a set of rows either way (readers order by their own columns).
+    group_bytes = max(1 << 20, _memory_limit_bytes(con) // 16)
+    con.execute("set preserve_insertion_order = false")
+    try:
+        con.execute(
+            f"copy (select * from {schema}.\"{table}\") to '{quoted}' "
+            f"(format parquet, compression zstd, row_group_size {PART_ROW_GROUP_ROWS}, "
+            f"row_group_size_bytes {group_bytes})"
+        )
+    finally:
+        con.execute("reset preserve_insertion_order")
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
     return str(path)
