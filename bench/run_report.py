@@ -33,6 +33,8 @@ HEADLINES = (
         ("dataset_name", "dataset"),
         (
             ("composite", "composite (active weights)", "extraction_composite"),
+            ("composite_ci_low", "95% CI low", "extraction_composite"),
+            ("composite_ci_high", "high", "extraction_composite"),
             ("seed_composite", "seed composite", "extraction_seed_composite"),
             ("shingle_f1", "shingle F1", "shingle_f1"),
         ),

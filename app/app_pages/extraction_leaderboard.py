@@ -64,6 +64,14 @@ table = pd.DataFrame(
         "System": board["system"],
         "Lineage": lineage,
         "Composite": board["composite"],
+        "CI (composite)": [
+            ui.metric_ci_text("extraction_composite", lo, hi)
+            for lo, hi in zip(
+                board.get("composite_ci_low", pd.Series([None] * len(board))),
+                board.get("composite_ci_high", pd.Series([None] * len(board))),
+                strict=True,
+            )
+        ],
         "Shingle F1": [
             ui.fmt_pm(m, s)
             for m, s in zip(board["shingle_f1"], board["shingle_f1_std"], strict=True)
@@ -134,6 +142,10 @@ ui.dataframe(
             composite_label,
             help="Σ weight × component over the weights below"
             + (" (the published seed weights)." if is_seed else " (set by bench rescore)."),
+        ),
+        "CI (composite)": st.column_config.TextColumn(
+            "CI (composite)",
+            help="Seeded percentile bootstrap 95 % interval of the composite over the pages.",
         ),
         "Shingle F1": st.column_config.TextColumn(
             "Shingle F1",
@@ -209,6 +221,10 @@ st.text(
     f"{top['system']} {top['system_version']} · run {top['run_id']} · rank "
     f"{ui.text_or_missing(top['rank_composite'])} by the {composite_label.lower()}"
     + (f" (tied with {', '.join(map(str, tied[1:]))})" if len(tied) > 1 else "")
+    + f" · {ui.fmt(top['composite'])}, 95 % CI "
+    + ui.metric_ci_text(
+        "extraction_composite", top.get("composite_ci_low"), top.get("composite_ci_high")
+    )
 )
 by_f1 = board.sort_values(["rank_shingle_f1", "system"]).iloc[0]
 if by_f1["system"] != top["system"]:

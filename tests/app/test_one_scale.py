@@ -193,6 +193,16 @@ def test_the_extraction_headline_is_the_top_row_of_the_ranking(real: Path) -> No
     assert "rank 1 by the seed composite" in headline  # the ranking the table shows
     composite = next(m for m in at.metric if m.label == "Composite")
     assert composite.value == f"{float(top['Composite']):.3f}"
+    # the composite carries its bootstrap interval, from the mart
+    ((low, high),) = snapshot_rows(
+        real,
+        "select composite_ci_low, composite_ci_high from marts.extraction_leaderboard "
+        "where system = ? and composite = ?",
+        [top["System"], float(top["Composite"])],
+    ).itertuples(index=False)
+    assert low <= float(top["Composite"]) <= high and low < high
+    assert headline.endswith(f"95 % CI {low:.3f}–{high:.3f}")
+    assert top["CI (composite)"] == f"{low:.3f}–{high:.3f}"
 
 
 def test_the_cli_summary_ranks_one_dataset_and_regime_per_table(

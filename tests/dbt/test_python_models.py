@@ -150,17 +150,24 @@ def test_normalized_model_end_to_end():
 
 
 def _scored_pages(con, groups: dict[tuple[str, str], list[tuple[int, int, int, bool]]]):
+    # the composite's per-page columns default to a completed engine page (its interval is
+    # tested on its own below)
     con.execute(
         "create table int_extraction_pages_scored (run_id varchar, system varchar, position bigint, "
         "item_id varchar, tp double, fp double, fn double, page_precision double, page_recall double, "
-        "exact_match boolean)"
+        "exact_match boolean, outcome varchar default 'completed', run_source varchar default "
+        "'engine', raw_success boolean default true, completeness double default 1.0, "
+        "useful_success boolean default true, token_f1 double default 1.0, latency_ms double "
+        "default 100, output_bytes bigint default 1000)"
     )
     for (run_id, system), pages in groups.items():
         for position, (tp, fp, fn, exact) in enumerate(pages):
             total = tp + fp + fn
             ntp, nfp, nfn = (tp / total, fp / total, fn / total) if total else (0.0, 0.0, 0.0)
             con.execute(
-                "insert into int_extraction_pages_scored values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "insert into int_extraction_pages_scored (run_id, system, position, item_id, tp, fp, "
+                "fn, page_precision, page_recall, exact_match) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     run_id,
                     system,
@@ -245,3 +252,81 @@ def test_bootstrap_with_zero_samples_has_no_std():
             FakeDbt(con, {"bootstrap_seed": "1", "bootstrap_samples": "0"}), con
         ).to_pylist()
     assert rows[0]["shingle_f1_std"] is None and rows[0]["bootstrap_samples"] == 0
+
+
+# The pages of the dbt unit test leaderboard_corpus_metrics_and_default_composite
+# (models/marts/_marts__unit_tests.yml), whose leaderboard composite is 0.5524131783789283.
+COMPOSITE_PAGES = [
+    # outcome, page_precision, page_recall, completeness, raw_success, useful_success, token_f1,
+    # latency_ms, output_bytes
+    ("completed", 0.5, 1.0, 1.0, True, True, 0.5, 1000, 50000),
+    ("completed", 1.0, 1.0, 0.5, True, True, 1.0, 3000, 150000),
+    ("failed", 0.0, 0.0, 0.0, False, False, 0.0, 9000, None),
+    ("completed", 1.0, 1.0, None, False, False, None, None, 0),
+    ("missing", 0.0, 0.0, 0.0, False, False, 0.0, None, None),
+]
+SEED_WEIGHTS = {"completeness": 0.4, "success": 0.3, "f1": 0.2, "latency": 0.05, "throughput": 0.05}
+COMPOSITE_CONFIG = {
+    "bootstrap_seed": "5",
+    "bootstrap_samples": "2000",
+    "extraction_weights": SEED_WEIGHTS,
+    "latency_scale_s": "10",
+    "throughput_full_bytes": "100000",
+}
+
+
+def _composite_pages(con) -> None:
+    con.execute(
+        "create table int_extraction_pages_scored (run_id varchar, system varchar, position "
+        "bigint, item_id varchar, tp double, fp double, fn double, page_precision double, "
+        "page_recall double, exact_match boolean, outcome varchar, run_source varchar, "
+        "raw_success boolean, completeness double, useful_success boolean, token_f1 double, "
+        "latency_ms double, output_bytes bigint)"
+    )
+    for position, page in enumerate(COMPOSITE_PAGES):
+        outcome, precision, recall, completeness, raw, useful, f1, latency, size = page
+        tp = 1.0 if precision else 0.0
+        con.execute(
+            "insert into int_extraction_pages_scored values "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ["r1", "a", position, f"p{position}", tp, 1 - tp, 1 - tp, precision, recall,
+             False, outcome, "engine", raw, completeness, useful, f1, latency, size],
+        )  # fmt: skip
+
+
+def test_bootstrap_composite_of_the_full_sample_is_the_leaderboards():
+    """On the identity resample the model's composite is the SQL leaderboard's (the dbt unit
+    test's expected 0.5524131783789283): same components, same NULL rules."""
+    import numpy as np
+
+    def column(values) -> np.ndarray:
+        return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+    pages = {
+        "raw_success": column(p[4] for p in COMPOSITE_PAGES),
+        "completeness": column(p[3] for p in COMPOSITE_PAGES),
+        "useful_success": column(p[5] for p in COMPOSITE_PAGES),
+        "token_f1": column(p[6] for p in COMPOSITE_PAGES),
+        "latency_ms": column(p[7] if p[0] == "completed" else None for p in COMPOSITE_PAGES),
+        "output_bytes": column(p[8] or 0 for p in COMPOSITE_PAGES),
+    }
+    index = np.arange(len(COMPOSITE_PAGES))[None, :]
+    zero = np.array([0.0])
+    (value,) = bootstrap_model.composite_values(
+        pages, index, zero, zero, zero, bootstrap_model.weights_of(SEED_WEIGHTS), 10.0, 1e5
+    )
+    assert value == pytest.approx(0.5524131783789283, abs=1e-12)
+
+
+def test_bootstrap_composite_interval_is_seeded_and_brackets_the_composite():
+    text_weights = {**COMPOSITE_CONFIG, "extraction_weights": str(SEED_WEIGHTS)}
+    with duckdb.connect() as con:
+        _composite_pages(con)
+        (row,) = bootstrap_model.model(FakeDbt(con, COMPOSITE_CONFIG), con).to_pylist()
+        (again,) = bootstrap_model.model(FakeDbt(con, COMPOSITE_CONFIG), con).to_pylist()
+        (other,) = bootstrap_model.model(
+            FakeDbt(con, {**COMPOSITE_CONFIG, "bootstrap_seed": "6"}), con
+        ).to_pylist()
+        (as_text,) = bootstrap_model.model(FakeDbt(con, text_weights), con).to_pylist()
+    assert row == again == as_text and row != other
+    assert 0 <= row["composite_ci_low"] < 0.5524131783789283 < row["composite_ci_high"] <= 1
