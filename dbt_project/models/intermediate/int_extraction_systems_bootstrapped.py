@@ -15,13 +15,35 @@ tp + fp > 0, recall = mean page recall over pages with tp + fn > 0, F1 = 2PR / (
 when P + R = 0 or either mean is undefined; accuracy = share of exact matches. A resample
 where a mean is undefined is left out of that metric's deviation.
 
+Composite interval: from the same resamples, the composite under the active weights
+(var extraction_weights, the formula of extraction_leaderboard: each component recomputed on
+the resample as the leaderboard computes it over all pages, a component that cannot be
+measured counts 0) and its 2.5th / 97.5th percentiles (numpy linear interpolation), as the QA
+and DRACO intervals are taken.
+
 Grain: one row per (run_id, system) of int_extraction_pages_scored.
 """
+
+import ast
+import json
+import math
 
 import numpy as np
 import pyarrow as pa
 from bench_stats import check_bootstrap_vars, group_rng, resample_indices
 from bench_vars import scoring_value
+
+# extraction_weight_components (macros/scoring_vars.sql): weight name -> leaderboard component
+COMPONENTS = (
+    "completeness",
+    "success",
+    "f1",
+    "latency",
+    "throughput",
+    "shingle_precision",
+    "shingle_recall",
+    "shingle_f1",
+)
 
 SCHEMA = pa.schema(
     [
@@ -38,6 +60,8 @@ SCHEMA = pa.schema(
         ("shingle_recall_halfwidth_95", pa.float64()),
         ("shingle_f1_halfwidth_95", pa.float64()),
         ("shingle_accuracy_halfwidth_95", pa.float64()),
+        ("composite_ci_low", pa.float64()),
+        ("composite_ci_high", pa.float64()),
     ]
 )
 
@@ -55,6 +79,65 @@ def corpus_metrics(precision, recall, in_precision, in_recall, exact, index):
     return p, r, f1, accuracy
 
 
+PAGE_COLUMNS = (
+    "raw_success",
+    "completeness",
+    "useful_success",
+    "token_f1",
+    "latency_ms",
+    "output_bytes",
+)
+
+
+def weights_of(configured) -> dict[str, float]:
+    """The active weights, every component present (a name left out weighs 0). dbt may hand a
+    yml config's rendered mapping over as its text."""
+    if isinstance(configured, str):
+        try:
+            configured = json.loads(configured)
+        except ValueError:
+            configured = ast.literal_eval(configured)
+    configured = configured or {}
+    return {name: float(configured.get(name, 0) or 0) for name in COMPONENTS}
+
+
+def nan_mean(values, index):
+    """Row means of values[index] ignoring NaN (SQL avg ignores NULL); NaN when all are."""
+    picked = values[index]
+    present = ~np.isnan(picked)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(present, picked, 0.0).sum(axis=1) / present.sum(axis=1)
+
+
+def composite_values(pages, index, p, r, f1, weights, latency_scale_s, full_bytes):
+    """The composite of each resample (rows of `index`), as extraction_leaderboard computes it."""
+    completeness = nan_mean(
+        np.where(pages["raw_success"] == 1, pages["completeness"], np.nan), index
+    )
+    latency = pages["latency_ms"][index]
+    with np.errstate(invalid="ignore"):
+        p95 = np.full(len(index), np.nan)
+        timed = ~np.isnan(latency).all(axis=1)
+        if timed.any():
+            p95[timed] = np.nanquantile(latency[timed], 0.95, axis=1) / 1000.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = {
+            "completeness": completeness,
+            "success": nan_mean(pages["useful_success"], index),
+            "f1": nan_mean(pages["token_f1"], index),
+            "latency": np.exp(-p95 / latency_scale_s),
+            "throughput": np.minimum(nan_mean(pages["output_bytes"], index) / full_bytes, 1.0),
+            "shingle_precision": p,
+            "shingle_recall": r,
+            "shingle_f1": f1,
+        }
+    total = np.zeros(len(index))
+    for name, weight in weights.items():
+        if weight:
+            total += float(weight) * np.nan_to_num(parts[name], nan=0.0)
+    return total
+
+
 def sample_std(values):
     values = values[~np.isnan(values)]
     if len(values) < 2:
@@ -67,11 +150,20 @@ def model(dbt, session):
     seed = int(scoring_value("bootstrap_seed", dbt.config.get("bootstrap_seed")))
     samples = int(scoring_value("bootstrap_samples", dbt.config.get("bootstrap_samples")))
     check_bootstrap_vars(seed, samples, "bootstrap_seed", "bootstrap_samples")
+    configured = scoring_value("extraction_weights", dbt.config.get("extraction_weights"))
+    # no weights configured (a caller other than dbt): no composite interval
+    weights = None if configured is None else weights_of(configured)
+    latency_scale_s = scoring_value("latency_scale_s", dbt.config.get("latency_scale_s"))
+    full_bytes = scoring_value("throughput_full_bytes", dbt.config.get("throughput_full_bytes"))
     pages = (
         dbt.ref("int_extraction_pages_scored")
         .project(
             "run_id, system, position, item_id, page_precision, page_recall, "
-            "tp + fp > 0 as in_precision, tp + fn > 0 as in_recall, exact_match"
+            "tp + fp > 0 as in_precision, tp + fn > 0 as in_recall, exact_match, "
+            "cast(raw_success as double) as raw_success, completeness, "
+            "cast(useful_success as double) as useful_success, token_f1, "
+            "case when outcome = 'completed' and run_source = 'engine' then latency_ms end "
+            "as latency_ms, cast(coalesce(output_bytes, 0) as double) as output_bytes"
         )
         .order("run_id, system, position, item_id")
         .to_arrow_table()
@@ -88,15 +180,33 @@ def model(dbt, session):
         in_precision = np.array([p["in_precision"] for p in group], dtype=float)
         in_recall = np.array([p["in_recall"] for p in group], dtype=float)
         exact = np.array([p["exact_match"] for p in group], dtype=float)
+        columns = {
+            name: np.array([math.nan if p[name] is None else p[name] for p in group], dtype=float)
+            for name in PAGE_COLUMNS
+        }
         stds = [None, None, None, None]
+        composite_ci = (None, None)
         if samples > 0:
             rng = group_rng(seed, run_id, system)
-            parts = [
-                corpus_metrics(precision, recall, in_precision, in_recall, exact, index)
-                for index in resample_indices(rng, len(group), samples)
-            ]
+            parts = []
+            composites = []
+            for index in resample_indices(rng, len(group), samples):
+                part = corpus_metrics(precision, recall, in_precision, in_recall, exact, index)
+                parts.append(part)
+                if weights is None:
+                    continue
+                composites.append(
+                    composite_values(
+                        columns, index, part[0], part[1], part[2], weights,
+                        float(latency_scale_s),
+                        float(full_bytes),
+                    )
+                )  # fmt: skip
             metrics = [np.concatenate([part[k] for part in parts]) for k in range(4)]
             stds = [sample_std(values) for values in metrics]
+            if composites:
+                low, high = np.percentile(np.concatenate(composites), [2.5, 97.5])
+                composite_ci = (float(low), float(high))
         halfwidths = [None if std is None else 1.96 * std for std in stds]
         rows.append(
             {
@@ -113,6 +223,8 @@ def model(dbt, session):
                 "shingle_recall_halfwidth_95": halfwidths[1],
                 "shingle_f1_halfwidth_95": halfwidths[2],
                 "shingle_accuracy_halfwidth_95": halfwidths[3],
+                "composite_ci_low": composite_ci[0],
+                "composite_ci_high": composite_ci[1],
             }
         )
     return pa.Table.from_pylist(rows, schema=SCHEMA)

@@ -194,6 +194,8 @@ final as (
         weighted.latency_score,
         weighted.throughput_score,
         weighted.composite,
+        bootstrapped.composite_ci_low,
+        bootstrapped.composite_ci_high,
         weighted.seed_composite,
         {{ 'true' if ns.is_seed else 'false' }} as composite_is_seed,
         weighted.tie_note,
