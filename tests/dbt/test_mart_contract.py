@@ -13,6 +13,7 @@ import ast
 import copy
 import importlib
 import inspect
+import itertools
 import pkgutil
 import re
 import shutil
@@ -58,9 +59,27 @@ APP_DATA_MODULES = [
     for info in pkgutil.iter_modules(app.data.__path__)
 ]
 # Arguments for the app's query functions, by annotation: any value binds (the tables are empty).
-ARGUMENTS = {"str": "x", "str | None": "x", "int": 1, "Sequence[str]": ["x"]}
-# Plumbing with no query of its own (family_status runs through qa_status and draco_status).
-NOT_QUERIES = {"serve_db_path", "snapshot_version", "family_status"}
+# Each annotation's values: a function is called once per combination, so a family switch
+# (app.data.items.Family) runs every family's SQL.
+ARGUMENTS = {
+    "str": ["x"],
+    "str | None": ["x"],
+    "int": [1],
+    "Sequence[str]": [["x"]],
+    "Family": ["qa", "draco", "extraction"],
+}
+# Plumbing with no query of its own (family_status runs through qa_status and draco_status;
+# the item browser's helpers shape frames item_cells already queried).
+NOT_QUERIES = {
+    "serve_db_path",
+    "snapshot_version",
+    "family_status",
+    "item_label",
+    "lineage_link",
+    "item_summary",
+    "filter_items",
+    "outcome_counts",
+}
 
 
 def app_column_lists(contracts: Contracts) -> list[str]:
@@ -121,7 +140,8 @@ def run_every_app_query(contracts: Contracts, home: Path, monkeypatch) -> list[s
             parameters = inspect.signature(function).parameters.values()
             unknown = [p.annotation for p in parameters if p.annotation not in ARGUMENTS]
             assert not unknown, f"{module.__name__}.{name}: add an argument for {unknown}"
-            function(*(ARGUMENTS[p.annotation] for p in parameters))
+            for arguments in itertools.product(*(ARGUMENTS[p.annotation] for p in parameters)):
+                function(*arguments)
     return ran
 
 
