@@ -36,7 +36,11 @@ EXAMPLES: dict[str, list[str]] = {
         "bench run simpleqa --limit 20 --lanes local-bm25,closed-book",
         "bench run simpleqa --dataset-file simple_qa_test_set.csv --lanes local-bm25",
     ],
-    "run qa": ["bench run qa --questions questions.csv --lanes local-bm25,closed-book"],
+    "run qa": [
+        "bench run qa --questions questions.csv --lanes local-bm25,closed-book",
+        "bench run qa --questions verticals.csv --series v1 "
+        "--lanes exa_answer,tavily_answer,nimble_answer,parallel_answer",
+    ],
     "run draco": [
         "bench run draco --tasks demo --systems local-rag --judge offline",
         "bench run draco --tasks rubric_tasks.jsonl --systems local-rag --judge offline",

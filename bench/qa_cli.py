@@ -28,7 +28,8 @@ LanesOption = Annotated[
         "--systems",
         "--lanes",
         help="Comma-separated systems under test, i.e. QA lanes (offline: local-bm25, "
-        "closed-book; vendors need keys). Alias: --lanes.",
+        "closed-book; vendors need keys; the vendors' own answer products, run apart: "
+        "exa_answer, tavily_answer, nimble_answer, parallel_answer). Alias: --lanes.",
     ),
 ]
 LimitOption = Annotated[

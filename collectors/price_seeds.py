@@ -47,7 +47,7 @@ def lane_price_rows() -> list[Row]:
         for lane in (LocalBm25Lane, ClosedBookLane)
     ]
     rows += [
-        (a.lane, a.provider, _usd(a.price_usd_per_1k), a.price_snapshot, "list")
+        (a.lane, a.provider, _usd(a.price_usd_per_1k), a.price_snapshot or "", "list")
         for a in ANSWER_LANES.values()
     ]
     return rows

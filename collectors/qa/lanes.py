@@ -2,8 +2,9 @@
 
 A lane is two small callables: `await lane.search(question, item_id=, attempt=)` returns the
 raw provider-call payload (`ProviderCallCompleted` or `ProviderCallFailed`, exactly what goes
-in the log), and `lane.normalize(completed_call)` turns a stored 2xx response into ranked
-chunks (tagged `lane.normalizer_version`). Every lane that calls something (local-bm25, the
+in the log; an answer product that submits a run and then waits for it returns both calls'
+payloads as a tuple, the stage-"search" one last), and `lane.normalize(completed_call)` turns
+a stored 2xx response into ranked chunks (tagged `lane.normalizer_version`). Every lane that calls something (local-bm25, the
 vendor search and answer lanes) also has `await lane.call(...)`: the same call as the one
 call-result type, `collectors.http.CallResult` (normalised value, raw request and response,
 timings, list-price cost); `search` is its payload. Normalising from the stored payload, not from a
@@ -55,7 +56,11 @@ class QaLane(Protocol):
 
     async def search(
         self, question: str, *, item_id: str, attempt: int
-    ) -> ProviderCallCompleted | ProviderCallFailed: ...
+    ) -> (
+        ProviderCallCompleted
+        | ProviderCallFailed
+        | tuple[ProviderCallCompleted | ProviderCallFailed, ...]
+    ): ...
 
     def normalize(self, call: ProviderCallCompleted) -> list[Chunk]: ...
 

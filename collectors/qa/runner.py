@@ -304,12 +304,15 @@ class _QaStages(RunStages[Unit]):
         async with self.lane_slots[lane.name]:
             if self.stopped(lane):
                 return None
-            call = await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)
+            found = await lane.search(selected.question.problem, item_id=item_id, attempt=attempt)
+            # A product that answers later returns its submit too; the last is the unit's call.
+            calls = found if isinstance(found, tuple) else (found,)
+            call = calls[-1]
             if refuses_the_key(call.status_code, getattr(call, "error_class", None)):
                 # Stop the lane now, not once the refusal is durably written: every unit given
                 # a slot meanwhile would send a call the vendor refuses the same way.
                 self.abort_lane(lane, getattr(call, "error_message", None))
-            return [call]
+            return list(calls)
 
     async def run_chunks(self, selected: SelectedQuestion, lane: QaLane, attempt: int):
         unit = self.unit(selected, lane, attempt)

@@ -124,9 +124,19 @@ class LaneSpec:
         )
 
 
+# The answer of a submit-then-result product: (base_url, key, the submit's parsed body) -> the
+# request that waits for the run's result, or None when the submit body names no run.
+ResultRequest = Callable[[str, str, Any], ProviderRequest | None]
+
+
 @dataclass(frozen=True)
 class AnswerSpec:
-    """A vendor's own answer product as a QA lane (collectors.qa.answer_lanes)."""
+    """A vendor's own answer product as a QA lane (collectors.qa.answer_lanes).
+
+    Most products answer the one POST of `body` to `path`. One that answers later (Parallel's
+    Task API) also declares `result`: the POST then submits a run, and `result` builds the call
+    that waits for its answer, sent under `result_policy` (a blocking wait needs longer
+    timeouts than a search)."""
 
     lane: str
     provider: str
@@ -136,8 +146,14 @@ class AnswerSpec:
     price_usd_per_1k: float | None
     auth: Callable[[str], dict[str, str]]
     body: Callable[[str], dict[str, Any]]
-    answer_field: str
+    answer_field: str  # the answer's key; a dotted path when nested ("output.content")
     # body -> the cited sources as {url, title, text}, in the vendor's citation order
     citations: Callable[[dict[str, Any]], list[dict[str, Any]]]
     rate_per_s: float = 1.0
-    price_snapshot: str = PRICE_SNAPSHOT
+    concurrency: int = 2  # questions in flight (a slow product needs more to keep its rate)
+    price_snapshot: str | None = PRICE_SNAPSHOT  # None: the source states no date
+    result: ResultRequest | None = None
+    result_policy: CallPolicy | None = None
+    # The vendor always sends the answer field (its empty string is a refusal): a body without
+    # text there is malformed, not a refusal.
+    answer_always_sent: bool = False

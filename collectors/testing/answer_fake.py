@@ -1,4 +1,4 @@
-"""A loopback fake of three vendors' answer products, shaped as each vendor documents them.
+"""A loopback fake of four vendors' answer products, shaped as each vendor documents them.
 
     with AnswerProductsFake(knowledge={question: gold_answer}, memory={"nimble"}) as fake:
         answer_lanes([...], environ=keys, base_urls=fake.base_urls())
@@ -9,7 +9,18 @@
   results[{url, title, content, score}], response_time}`;
 * `POST /nimble/v2/search` `{query, include_answer, max_results}` -> `{request_id, results[{url,
   title, description, content, metadata}], total_results, answer, answer_citations[{marker,
-  result_index}]}` (nimble-python's SearchResponse).
+  result_index}]}` (nimble-python's SearchResponse);
+* Parallel's Task API, as parallel-web 1.3.7 speaks it: `POST /parallel/v1/tasks/runs` `{input,
+  processor, task_spec}` -> a TaskRun `{run_id: "trun_…", interaction_id, status: "queued",
+  is_active, processor, created_at, modified_at}`; `GET /parallel/v1/tasks/runs/{run_id}` -> the
+  TaskRun (completed); `GET /parallel/v1/tasks/runs/{run_id}/result[?timeout=s]` -> a
+  TaskRunResult `{run, output{type: "text", content, basis[{field: "output", reasoning,
+  citations[{url, title, excerpts}], confidence}]}}`, after `pending_results` 408 answers per run
+  (the API's "not finished within timeout"); an unknown run id is a 404.
+
+A vendor in `refuse` answers every request with that status (a refused key: 401, 402, 403);
+`refuse={"parallel/result": 402}` refuses only Parallel's result calls (a run submitted, then the
+key's credit gone).
 
 Whether a vendor answers a question correctly is a deterministic draw from (vendor, question,
 how many times the vendor has seen it) against the vendor's `skill`. A vendor in `memory`
@@ -23,12 +34,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-PATHS = {"/exa/answer": "exa", "/tavily/search": "tavily", "/nimble/v2/search": "nimble"}
-DEFAULT_SKILL = {"exa": 0.6, "tavily": 0.5, "nimble": 0.45}
+PATHS = {
+    "/exa/answer": "exa",
+    "/tavily/search": "tavily",
+    "/nimble/v2/search": "nimble",
+    "/parallel/v1/tasks/runs": "parallel",
+}
+PARALLEL_RUN = re.compile(r"^/parallel/v1/tasks/runs/(?P<run_id>[^/]+)(?P<result>/result)?$")
+DEFAULT_SKILL = {"exa": 0.6, "tavily": 0.5, "nimble": 0.45, "parallel": 0.55}
+CREATED_AT = "2026-12-05T00:00:00Z"
+
+
+@dataclass
+class _TaskRun:
+    run_id: str
+    processor: str
+    question: str
+    answer: str
+    url: str
+    pending: int  # 408 answers left before the result is given
+    result_calls: list[dict[str, list[str]]] = field(default_factory=list)  # their query params
 
 
 def _draw(*parts: object) -> float:
@@ -48,20 +80,25 @@ class AnswerProductsFake:
         skill: dict[str, float] | None = None,
         memory: set[str] | frozenset[str] = frozenset(),
         memory_gain: float = 0.2,
+        pending_results: int = 0,
+        refuse: dict[str, int] | None = None,
     ):
         self.knowledge = dict(knowledge)
         self.skill = {**DEFAULT_SKILL, **(skill or {})}
         self.memory = set(memory)
         self.memory_gain = memory_gain
+        self.pending_results = pending_results
+        self.refuse = dict(refuse or {})
         self.seen: dict[tuple[str, str], int] = {}
-        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.requests: list[tuple[str, dict[str, Any]]] = []  # every POST body, in order
+        self.runs: dict[str, _TaskRun] = {}  # Parallel's task runs by run_id
         self.lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
     # --- answers ------------------------------------------------------------------------------
 
     def respond(self, vendor: str, body: dict[str, Any]) -> dict[str, Any]:
-        question = str(body.get("query", ""))
+        question = str(body.get("input" if vendor == "parallel" else "query", ""))
         with self.lock:
             self.requests.append((vendor, body))
             sighting = self.seen.get((vendor, question), 0)
@@ -80,6 +117,8 @@ class AnswerProductsFake:
         else:
             answer, url = "", "https://unrelated.example/"
         citation = {"url": url, "title": f"About: {question[:40]}"}
+        if vendor == "parallel":
+            return self._submit_task_run(body, question, answer, url)
         if vendor == "exa":
             return {
                 "requestId": f"exa-{sighting}-{abs(hash(question)) % 10**6}",
@@ -113,9 +152,79 @@ class AnswerProductsFake:
             "answer_citations": [{"marker": 1, "result_index": 0}] if answer else [],
         }
 
+    # --- Parallel's Task API: the answer is drawn at submit and kept with the run ---------------
+
+    def _submit_task_run(
+        self, body: dict[str, Any], question: str, answer: str, url: str
+    ) -> dict[str, Any]:
+        with self.lock:
+            run_id = f"trun_{len(self.runs) + 1:08d}"
+            run = _TaskRun(
+                run_id=run_id,
+                processor=str(body.get("processor", "")),
+                question=question,
+                answer=answer,
+                url=url,
+                pending=self.pending_results,
+            )
+            self.runs[run_id] = run
+        return self._task_run(run, "queued")
+
+    @staticmethod
+    def _task_run(run: _TaskRun, status: str) -> dict[str, Any]:
+        return {
+            "run_id": run.run_id,
+            "interaction_id": f"int_{run.run_id}",
+            "status": status,
+            "is_active": status in ("queued", "running"),
+            "processor": run.processor,
+            "created_at": CREATED_AT,
+            "modified_at": CREATED_AT,
+            "metadata": None,
+            "error": None,
+            "warnings": None,
+            "taskgroup_id": None,
+        }
+
+    def task_run_status(self, run_id: str) -> tuple[int, dict[str, Any]]:
+        run = self.runs.get(run_id)
+        if run is None:
+            return 404, {"error": {"message": f"run {run_id} not found", "ref_id": "fake"}}
+        return 200, self._task_run(run, "running" if run.pending else "completed")
+
+    def task_run_result(self, run_id: str, query: dict[str, list[str]]) -> tuple[int, Any]:
+        with self.lock:
+            run = self.runs.get(run_id)
+            if run is None:
+                return 404, {"error": {"message": f"run {run_id} not found", "ref_id": "fake"}}
+            run.result_calls.append(query)
+            if run.pending:
+                run.pending -= 1
+                return 408, {"error": {"message": "run not complete within timeout"}}
+        citation = {
+            "url": run.url,
+            "title": f"About: {run.question[:40]}",
+            "excerpts": [run.answer or "no answer here"],
+        }
+        return 200, {
+            "run": self._task_run(run, "completed"),
+            "output": {
+                "type": "text",
+                "content": run.answer,
+                "basis": [
+                    {
+                        "field": "output",
+                        "reasoning": "from the cited page",
+                        "citations": [citation],
+                        "confidence": "high" if run.answer else "low",
+                    }
+                ],
+            },
+        }
+
     # --- server -------------------------------------------------------------------------------
 
-    def start(self) -> AnswerProductsFake:
+    def start(self, port: int = 0) -> AnswerProductsFake:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -125,14 +234,33 @@ class AnswerProductsFake:
                 raw = self.rfile.read(length)
                 if vendor is None:
                     return self._send(404, {"error": f"no route {self.path}"})
-                auth = self.headers.get("x-api-key") or self.headers.get("Authorization")
-                if not auth:
-                    return self._send(401, {"error": "missing key"})
+                if self._refused(vendor):
+                    return None
                 try:
                     body = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     return self._send(400, {"error": "body is not JSON"})
                 self._send(200, fake.respond(vendor, body))
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                match = PARALLEL_RUN.match(url.path)
+                if match is None:
+                    return self._send(404, {"error": f"no route {self.path}"})
+                if self._refused("parallel/result" if match["result"] else "", "parallel"):
+                    return None
+                if match["result"]:
+                    query = parse_qs(url.query)
+                    return self._send(*fake.task_run_result(match["run_id"], query))
+                self._send(*fake.task_run_status(match["run_id"]))
+
+            def _refused(self, *routes: str) -> bool:
+                auth = self.headers.get("x-api-key") or self.headers.get("Authorization")
+                refusals = [fake.refuse[r] for r in routes if r in fake.refuse]
+                status = 401 if not auth else next(iter(refusals), None)
+                if status is not None:
+                    self._send(status, {"error": {"message": f"refused ({status})"}})
+                return status is not None
 
             def _send(self, status: int, document: dict[str, Any]) -> None:
                 payload = json.dumps(document).encode()
@@ -145,7 +273,7 @@ class AnswerProductsFake:
             def log_message(self, *_args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         ).start()
@@ -166,4 +294,47 @@ class AnswerProductsFake:
     def base_urls(self) -> dict[str, str]:
         assert self._server is not None
         root = f"http://127.0.0.1:{self._server.server_address[1]}"
-        return {"exa": f"{root}/exa", "tavily": f"{root}/tavily", "nimble": f"{root}/nimble"}
+        return {vendor: f"{root}/{vendor}" for vendor in ("exa", "tavily", "nimble", "parallel")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the fake for a question set, for `bench run qa` from the command line:
+
+    python -m collectors.testing.answer_fake --questions questions.csv --memory nimble
+    # prints BENCH_BASE_URL_<VENDOR>=... lines; export them (and any *_API_KEY value), then
+    # bench run qa --questions questions.csv --lanes parallel_answer --series s
+    """
+    import argparse
+    from pathlib import Path
+
+    from collectors.qa.question_sets import load_question_set
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, required=True, help="a question set CSV/JSONL")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--memory", action="append", default=[], help="a vendor that learns")
+    parser.add_argument(
+        "--skill", action="append", default=[], metavar="VENDOR=P", help="P(correct) of a vendor"
+    )
+    parser.add_argument("--pending-results", type=int, default=0)
+    args = parser.parse_args(argv)
+    dataset = load_question_set(args.questions)
+    knowledge = {q.problem: q.gold_answer for q in dataset.questions}
+    skill = {vendor: float(p) for vendor, p in (s.split("=", 1) for s in args.skill)}
+    fake = AnswerProductsFake(
+        knowledge, skill=skill, memory=set(args.memory), pending_results=args.pending_results
+    )
+    fake.start(args.port)
+    for vendor, url in fake.base_urls().items():
+        print(f"BENCH_BASE_URL_{vendor.upper()}={url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,7 +7,7 @@ events through the real commands and dbt (the Imported results and QA series pag
   real DRACO test split by tests/imports/valyu_fixture.py (no third-party file is copied),
   imported with `bench import draco-results ... --format valyu`; the inference run is then
   re-judged with `bench rejudge RUN --judge offline`, a second regime beside the imported one;
-* a repeat-run series of 3 runs over the three vendor answer lanes against the loopback answer
+* a repeat-run series of 3 runs over the four vendor answer lanes against the loopback answer
   fake (Nimble's fake remembers questions between runs) plus the closed-book lane, on 30 real
   SimpleQA questions with a `vertical` column (3 verticals), as tests/qa_answer_lanes does;
 
@@ -43,10 +43,15 @@ SHARED = REPO / ".." / "shared" / "data"
 BENCH = Path(sys.executable).with_name("bench")
 SYSTEM = "valyu_heavy"
 SERIES = "vertical-answer-products"
-ANSWER_LANES = ["exa_answer", "nimble_answer", "tavily_answer"]
+ANSWER_LANES = ["exa_answer", "nimble_answer", "tavily_answer", "parallel_answer"]
 SERIES_LANES = [*ANSWER_LANES, "closed-book"]
 VERTICALS = ["Science and technology", "Politics", "Art"]
-KEYS = {"EXA_API_KEY": "k-exa", "TAVILY_API_KEY": "k-tav", "NIMBLE_API_KEY": "k-nim"}
+KEYS = {
+    "EXA_API_KEY": "k-exa",
+    "TAVILY_API_KEY": "k-tav",
+    "NIMBLE_API_KEY": "k-nim",
+    "PARALLEL_API_KEY": "k-par",
+}
 
 
 @dataclass(frozen=True)

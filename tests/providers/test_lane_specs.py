@@ -38,7 +38,7 @@ def test_a_lane_declared_twice_is_refused():
 
 
 def test_answer_lanes_come_from_their_vendor_modules():
-    modules = {module.PROVIDER: module for module in (exa, tavily, nimble)}
+    modules = {module.PROVIDER: module for module in (exa, tavily, nimble, parallel)}
     assert set(ANSWER_LANES) == {m.ANSWER_LANE.lane for m in modules.values()}
     for spec in ANSWER_LANES.values():
         module = modules[spec.provider]

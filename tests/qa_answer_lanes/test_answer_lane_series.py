@@ -1,4 +1,4 @@
-"""Acceptance: a series of 3 runs over three vendor answer lanes against the loopback answer
+"""Acceptance: a series of 3 runs over four vendor answer lanes against the loopback answer
 fake (Nimble's fake remembers questions between runs) shows the per-run curve, the noise band
 and the run-1 view, per vertical. Questions: 30 real SimpleQA rows, 10 from each of 3 topics,
 as a user question set with a `vertical` column; grader: the offline normalized-match grader
@@ -31,8 +31,13 @@ SIMPLEQA = (
     / "simpleqa"
     / "simple_qa_test_set.csv"
 )
-LANES = ["exa_answer", "nimble_answer", "tavily_answer"]
-KEYS = {"EXA_API_KEY": "k-exa", "TAVILY_API_KEY": "k-tav", "NIMBLE_API_KEY": "k-nim"}
+LANES = ["exa_answer", "nimble_answer", "tavily_answer", "parallel_answer"]
+KEYS = {
+    "EXA_API_KEY": "k-exa",
+    "TAVILY_API_KEY": "k-tav",
+    "NIMBLE_API_KEY": "k-nim",
+    "PARALLEL_API_KEY": "k-par",
+}
 SERIES = "vertical-answer-products"
 BAND = 0.4
 
@@ -87,9 +92,9 @@ def test_three_runs_call_each_vendor_answer_endpoint_and_store_its_own_answer(bu
     ) == 3
     per_vendor = {
         v: sum(1 for vendor, _ in built["requests"] if vendor == v)
-        for v in ("exa", "tavily", "nimble")
+        for v in ("exa", "tavily", "nimble", "parallel")
     }
-    assert per_vendor == {"exa": 90, "tavily": 90, "nimble": 90}
+    assert per_vendor == {"exa": 90, "tavily": 90, "nimble": 90, "parallel": 90}
     bodies = [b for vendor, b in built["requests"] if vendor == "tavily"]
     assert all(b["include_answer"] is True for b in bodies)
     answers = [e for _r, e in built["log"].read() if e["event_type"] == "answer_synthesized"]
@@ -111,7 +116,7 @@ def test_per_run_curve_noise_band_and_memory(built):
     nimble = [r["strict_accuracy"] for r in by_lane["nimble_answer"]]
     assert nimble[0] < nimble[1] < nimble[2]  # memory accumulates between runs
     assert not any(r["within_noise_band"] for r in by_lane["nimble_answer"][1:])
-    for lane in ("exa_answer", "tavily_answer"):  # no memory: the same answers every run
+    for lane in ("exa_answer", "tavily_answer", "parallel_answer"):  # no memory: flat
         assert len({r["strict_accuracy"] for r in by_lane[lane]}) == 1
         assert all(r["within_noise_band"] for r in by_lane[lane][1:])
     summary = {
@@ -211,28 +216,35 @@ def test_an_answer_lane_needs_its_key():
 
 
 def test_the_vendors_sdks_read_the_fake_and_our_lanes_read_what_they_read():
-    """Fakes answer to the vendor: exa-py, tavily-python and nimble-python parse the fake's
-    responses, and our lanes extract the same answer and citations from the stored body."""
+    """Fakes answer to the vendor: exa-py, tavily-python, nimble-python and parallel-web parse
+    the fake's responses, and our lanes extract the same answer and citations from the stored
+    body."""
     import asyncio
 
     from exa_py import Exa
     from nimble_python.types.search_response import SearchResponse
+    from parallel import Parallel
     from tavily import TavilyClient
 
     question = "Who wrote the play Hamlet?"
     knowledge = {question: "William Shakespeare"}
-    with AnswerProductsFake(knowledge, skill={"exa": 1.0, "tavily": 1.0, "nimble": 1.0}) as fake:
+    skill = {"exa": 1.0, "tavily": 1.0, "nimble": 1.0, "parallel": 1.0}
+    with AnswerProductsFake(knowledge, skill=skill) as fake:
         urls = fake.base_urls()
         exa = Exa(api_key="k", base_url=urls["exa"]).answer(question, text=True)
         tavily = TavilyClient(api_key="tvly-k", api_base_url=urls["tavily"]).search(
             question, include_answer=True, max_results=10
         )
         nimble = SearchResponse.model_validate(fake.respond("nimble", {"query": question}))
+        client = Parallel(api_key="k", base_url=urls["parallel"], max_retries=0)
+        run = client.task_run.create(input=question, processor="base")
+        parallel = client.task_run.result(run.run_id)
         lanes = {lane.name: lane for lane in build_lanes(LANES, environ=KEYS, base_urls=urls)}
 
         async def ask(lane):
             async with lane:
-                return await lane.search(question, item_id="q1", attempt=1)
+                found = await lane.search(question, item_id="q1", attempt=1)
+            return found[-1] if isinstance(found, tuple) else found  # after Parallel's submit
 
         calls = {name: asyncio.run(ask(lane)) for name, lane in lanes.items()}
     sdk_view = {
@@ -241,6 +253,10 @@ def test_the_vendors_sdks_read_the_fake_and_our_lanes_read_what_they_read():
         "nimble_answer": (
             nimble.answer,
             [nimble.results[c.result_index].url for c in nimble.answer_citations or []],
+        ),
+        "parallel_answer": (
+            parallel.output.content,
+            [c.url for basis in parallel.output.basis for c in basis.citations or []],
         ),
     }
     for name, lane in lanes.items():

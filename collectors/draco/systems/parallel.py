@@ -13,6 +13,10 @@
 - Preflight: the status of an unknown run id (404: the key was not refused; no zero-cost
   key endpoint is documented).
 
+The requests and where a result keeps its citations are the vendor's Task API wire
+(`collectors.vendors.parallel`), shared with the SimpleQA answer lane `parallel_answer`; this
+module adds what is DRACO's: the report schema, the phase map, polling and preflight.
+
 Checked against `parallel-web` (SDK_CHECK) on 2026-12-01: `task_run.create/retrieve/result`,
 the `TaskRun` and `TaskRunResult` models.
 """
@@ -38,11 +42,20 @@ from collectors.draco.systems.driver import (
     unknown_run_probe,
 )
 from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import at, first_text, objects
-from collectors.vendors.parallel import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
+from collectors.http.json_fields import at, first_text
+from collectors.vendors.parallel import (
+    BASE_URL,
+    KEY_ENV,
+    PROVIDER,
+    SDK,
+    TASK_RUNS_PATH,
+    create_task_run,
+    output_citations,
+    task_run_result,
+    task_run_status,
+)
 
 SDK_CHECK = SDK.check(docs="https://docs.parallel.ai/api-reference/tasks/retrieve-task-run-result")
-RUNS_PATH = "/v1/tasks/runs"
 OUTPUT_DESCRIPTION = "A report answering the input."
 
 _PHASES: dict[str, Phase] = {
@@ -67,21 +80,18 @@ class ParallelTaskApi(VendorApi):
 
     def settings(self) -> dict[str, Any]:
         return {
-            "endpoint": RUNS_PATH,
+            "endpoint": TASK_RUNS_PATH,
             "processor": self.processor,
             "output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION},
         }
 
     def submit(self, base_url: str, api_key: str, instruction: str) -> ProviderRequest:
-        return AUTH.post(
+        return create_task_run(
             base_url,
-            RUNS_PATH,
             api_key,
-            {
-                "input": instruction,
-                "processor": self.processor,
-                "task_spec": {"output_schema": {"type": "text", "description": OUTPUT_DESCRIPTION}},
-            },
+            input=instruction,
+            processor=self.processor,
+            output_schema={"type": "text", "description": OUTPUT_DESCRIPTION},
         )
 
     def read_submit(self, document: Any) -> RunState:
@@ -96,27 +106,17 @@ class ParallelTaskApi(VendorApi):
         )
 
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        return ProviderRequest(
-            "GET", f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}", AUTH.json_headers(api_key)
-        )
+        return task_run_status(base_url, api_key, str(run.run_id))
 
     def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        return ProviderRequest(
-            "GET",
-            f"{base_url.rstrip('/')}{RUNS_PATH}/{run.run_id}/result",
-            AUTH.json_headers(api_key),
-        )
+        return task_run_result(base_url, api_key, str(run.run_id))
 
     def read_result(self, document: Any) -> Report:
         output = require_object(at(document, "output"), "parallel result: output")
         text = require_text(output.get("content"), "parallel result: output.content")
-        found = []
-        for basis in objects(output.get("basis")):
-            found.extend(citations(objects(basis.get("citations"))))
+        found = citations(output_citations(output))
         usage = document.get("usage") if isinstance(document, dict) else None
-        return Report(
-            text=text, citations=tuple(found), usage=usage if isinstance(usage, dict) else {}
-        )
+        return Report(text=text, citations=found, usage=usage if isinstance(usage, dict) else {})
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_text(document, "run_id") or request_id_from_headers(headers, document)
