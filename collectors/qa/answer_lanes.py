@@ -51,6 +51,7 @@ from collectors.http import (
 )
 from collectors.http.json_fields import at
 from collectors.search import exa, nimble, parallel, tavily
+from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
 from collectors.search.spec import AnswerSpec
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
@@ -58,6 +59,7 @@ LANE_KIND = "vendor_answer"
 NORMALIZER_VERSION = "answer-citations@1"
 SEARCH_STAGE = "search"  # the unit's call (collectors.qa.run_state)
 SUBMIT_STAGE = "search:submit"  # the submit of a product that answers later
+PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 
 
 # Each vendor module declares its answer product (`collectors.search.spec.AnswerSpec`, price
@@ -218,6 +220,39 @@ class VendorAnswerLane:
         except LaneAborted as aborted:
             return AnswerCalls((submitted, aborted.outcome), aborted)
         return AnswerCalls((submitted, answered))
+
+    async def preflight(self, lane: str) -> PreflightReport:
+        """Before a paid run (methodology 5.17), one call, no retries. A product that answers
+        later is asked for the result of a run that cannot exist (free: a 404 shows the
+        endpoint answers and the key was not refused, not that it is valid); the others answer
+        one question, billed, as a search lane's preflight searches once."""
+        single = replace(self.channel, policy=self.channel.policy.with_overrides(max_attempts=1))
+        probe = None
+        if self.spec.result is not None:
+            probe = self.spec.result(self.base_url, self._key, {"run_id": PREFLIGHT_RUN_ID})
+        request = probe or ProviderRequest(
+            method="POST",
+            url=f"{self.base_url}{self.spec.path}",
+            headers=self.spec.auth(self._key),
+            json_body=self.spec.body(PREFLIGHT_QUERY),
+        )
+        where = {"item_id": PREFLIGHT_ITEM_ID, "attempt": 1}
+        try:
+            outcome = await call_provider(single, request, stage="preflight", **where)
+        except LaneAborted as aborted:
+            return PreflightReport(lane, "auth_failed", str(aborted), aborted.outcome)
+        status = outcome.status_code
+        if probe is not None and status == 404:
+            detail = (
+                "reachable, key not refused (HTTP 404 for an unknown run id; "
+                "key validity not proven)"
+            )
+            return PreflightReport(lane, "ok", detail, outcome)
+        if probe is None and outcome.completed:
+            return PreflightReport(lane, "ok", f"HTTP {status}, answered", outcome)
+        landed = outcome.payload.status_code is not None
+        found = "rejected" if landed else "unreachable"
+        return PreflightReport(lane, found, f"HTTP {status}" if landed else "no answer", outcome)
 
     async def search(
         self, question: str, *, item_id: str, attempt: int

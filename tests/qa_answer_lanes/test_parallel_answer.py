@@ -167,3 +167,32 @@ def test_the_cli_names_every_answer_lane_and_plans_parallel_answer(tmp_path, que
     plan = json.loads(planned.stdout)
     assert [lane["name"] for lane in plan["lanes"]] == ["parallel_answer"]
     assert plan["estimated_search_cost_usd"] == pytest.approx(3 * 10.0 / 1000)
+
+
+@pytest.mark.parametrize(("refuse", "status"), [({}, "ready"), ({"parallel": 401}, "key refused")])
+def test_preflight_asks_for_a_run_that_cannot_exist(tmp_path, refuse, status):
+    """`bench preflight --lanes parallel_answer` starts no paid run: the result of an unknown
+    run id answers 404 (reachable, key not refused) or the refusal; exa_answer, with no free
+    probe, answers one question as a search lane's preflight does."""
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    with AnswerProductsFake(KNOWLEDGE, refuse=refuse) as fake:
+        env = {
+            "BENCH_HOME": str(tmp_path / "home"),
+            "COLUMNS": "400",
+            **KEYS,
+            "EXA_API_KEY": "k-exa",
+            **{f"BENCH_BASE_URL_{v.upper()}": url for v, url in fake.base_urls().items()},
+        }
+        args = ["preflight", "--lanes", "parallel_answer,exa_answer"]
+        done = CliRunner().invoke(app, args, env=env)
+        probed = [r.result_calls for r in fake.runs.values()]
+        asked = [vendor for vendor, _body in fake.requests]
+    assert not probed and asked == ["exa"]  # no Parallel run was submitted
+    assert (done.exit_code == 0) is (status == "ready"), done.output
+    (line,) = [row for row in done.output.splitlines() if "lane:parallel_answer" in row]
+    assert status in line
+    if status == "ready":
+        assert "HTTP 404 for an unknown run id" in line
