@@ -8,6 +8,7 @@ copy of the log, so the sequence under test is never disturbed.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any
 import duckdb
 import yaml
 
+from tests.cli.test_report import csvs_against_marts
 from tests.sequences.runner import Outcome, run_bench
 from warehouse.log import EventLog
 from warehouse.publish import table_checksums
@@ -30,6 +32,7 @@ SNAPSHOT_IS_LAST_BUILD = "the snapshot is the last successful build"
 MARTS_EQUAL_REBUILD = "the incremental marts equal a fresh rebuild's"
 VERIFY_PASSES = "bench verify passes"
 EXPORT_IS_SNAPSHOT = "an export holds exactly the snapshot's rows"
+REPORT_IS_SNAPSHOT = "a report's figures and log head are the snapshot's"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -266,6 +269,9 @@ def export_problems(serve_db: Path, mart: str, exported: Path, fmt: str) -> list
         table = f'marts."{mart}"'
         (want,) = con.execute(f"select count(*) from {table}").fetchone()
         columns = [r[0] for r in con.execute(f"describe {table}").fetchall()]
+        if fmt == "json" and want == 0:  # JSON lines have no header: no rows, no columns
+            text = exported.read_text(encoding="utf-8").strip()
+            return [f"{mart}: the snapshot is empty, the export is not"] if text else []
         reader = {"parquet": "read_parquet", "csv": "read_csv", "json": "read_json"}[fmt]
         # every column as text: a csv's inferred types are not the snapshot's
         source = f"{reader}('{exported}'" + (", all_varchar = true)" if fmt == "csv" else ")")
@@ -283,6 +289,28 @@ def export_problems(serve_db: Path, mart: str, exported: Path, fmt: str) -> list
             ).fetchone()
             if differ:
                 problems.append(f"{mart}: {differ} row(s) differ between export and snapshot")
+    return problems
+
+
+def report_problems(serve_db: Path, out: Path) -> list[str]:
+    """`bench report --out DIR` wrote the snapshot: report.json names the log head of the
+    snapshot's newest publish, and every CSV value is its mart's (tests/cli/test_report.py's
+    recount, keyed by each mart's row key)."""
+    manifest = out / "report.json"
+    if not manifest.exists():
+        return [f"bench report exited 0 but wrote no {manifest}"]
+    with duckdb.connect(str(serve_db), read_only=True) as con:
+        (metadata,) = con.execute(
+            "select metadata from main._publish order by published_at desc limit 1"
+        ).fetchone()
+    head = json.loads(metadata).get("log_head")
+    want = f"{head['size']}:{head['root']}" if head else None
+    got = json.loads(manifest.read_text(encoding="utf-8")).get("log_head")
+    problems = [] if got == want else [f"report.json log head {got}, the snapshot's {want}"]
+    try:
+        csvs_against_marts(out, serve_db)
+    except AssertionError as exc:
+        problems.append(f"a report CSV differs from its mart: {exc}")
     return problems
 
 

@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from tests.imports.inspect_log_file import write_inspect_log
 from tests.sequences import files, invariants
 from tests.sequences.invariants import Checksums, LogView
 from tests.sequences.runner import Outcome, kill_bench, run_bench
@@ -53,6 +54,8 @@ ENGINES = [
 ]
 QA_LANES = ["local-bm25", "closed-book"]
 SYSTEM_NAMES = ["acme", "globex", "initech"]
+# The offline deep-research systems (the local RAG lane at three depths, the closed-book control).
+DRACO_SYSTEMS = ["local-rag", "local-rag-shallow", "local-rag-deep", "closed-book-research"]
 JUDGE_LABELS = ["gpt-4o", "claude-sonnet-5"]
 # Seconds a command takes here before any measurement (the first run of each kind replaces it):
 # the kill lands at a random fraction of this.
@@ -370,6 +373,13 @@ class World:
                 self.home / "serve.duckdb", self.good_builds, self.published_last_build
             ),
         )
+        if command.argv[0] == "report" and outcome.ok:
+            out = Path(command.argv[command.argv.index("--out") + 1])
+            self._violate(
+                step,
+                invariants.REPORT_IS_SNAPSHOT,
+                invariants.report_problems(self.home / "serve.duckdb", out),
+            )
         if command.argv[0] == "export" and outcome.ok:
             fmt = command.argv[command.argv.index("--format") + 1]
             out = Path(command.argv[command.argv.index("--out") + 1])
@@ -498,7 +508,8 @@ class World:
         return self._score(ch, ["run", "qa", "--questions", "demo", *common], "run_qa")
 
     def _draw_run_draco(self, ch: Chooser) -> Command:
-        argv = ["run", "draco", "--systems", "local-rag", "--judge", "offline"]
+        systems = ch.subset(DRACO_SYSTEMS, 1, 2)
+        argv = ["run", "draco", "--systems", ",".join(systems), "--judge", "offline"]
         argv += ["--samples", str(ch.integer(1, 3))]
         if ch.chance(0.3):  # the pinned DRACO split: ~40 criteria a task
             argv += ["--tasks", "draco", "--limit", "1"]
@@ -572,9 +583,19 @@ class World:
         repeat = self._repeat_import(ch, "qa-results")
         if repeat:
             return repeat
-        fmt = ch.choice(["nimble", "simple-evals", "csv", "csv-with-urls", "jsonl"])
+        fmt = ch.choice(["nimble", "simple-evals", "csv", "csv-with-urls", "jsonl", "inspect"])
         questions = ch.subset(_demo_questions(), 1, 6)
         seed = ch.integer(0, 10**6)
+        if fmt == "inspect":  # a log inspect_ai itself writes (its mock model answers)
+            path = write_inspect_log(
+                self._new_file("inspect-logs"),
+                questions,
+                scorer=ch.choice(["match", "simpleqa"]),
+                log_format=ch.choice(["eval", "json"]),
+            )
+            argv = ["import", "qa-results", str(path), "--format", "inspect"]
+            argv += ["--lane", ch.choice(SYSTEM_NAMES), "--questions", "demo"]
+            return self._import(self._score(ch, argv, "import_qa", f"inspect, {len(questions)}"))
         if fmt == "nimble":
             path = files.qa_nimble(self._new_file("raw_results.csv"), questions, seed)
         elif fmt == "simple-evals":
@@ -707,6 +728,9 @@ class World:
         """What a reader does with the published snapshot: export a mart, see the scorecard."""
         if ch.chance(0.25):
             return Command("read", ["scorecard"])
+        if ch.chance(0.2):
+            out = self._new_file("report")
+            return Command("read", ["report", "--out", str(out)], note="a static report")
         marts = sorted(invariants.mart_checksums(self.home / "serve.duckdb") or {})
         mart = ch.choice(marts)
         fmt = ch.choice(["parquet", "csv", "json"])

@@ -235,3 +235,15 @@ def test_an_export_missing_a_row_or_changing_a_value_is_caught_and_a_faithful_on
     assert changed == ["board: 2 row(s) differ between export and snapshot"]
     missing = invariants.export_problems(serve, "board", tmp_path / "none.parquet", "parquet")
     assert missing == ["bench export board exited 0 but wrote no none.parquet"]
+
+
+def test_an_empty_mart_exports_as_an_empty_json_lines_file(tmp_path):
+    serve = tmp_path / "serve.duckdb"
+    with duckdb.connect(str(serve)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.board as select range as id from range(0)")
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "stray.json").write_text('{"id": 1}\n')
+    assert invariants.export_problems(serve, "board", tmp_path / "empty.json", "json") == []
+    stray = invariants.export_problems(serve, "board", tmp_path / "stray.json", "json")
+    assert stray == ["board: the snapshot is empty, the export is not"]
