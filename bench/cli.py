@@ -23,11 +23,10 @@ from bench.options import HomeOption, ScoreOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
-    load_scoring_vars,
     parse_draco_weights,
-    save_scoring_vars,
     shared_data_dir,
 )
+from transform.state import load_scoring_vars, save_scoring_vars
 from warehouse.paths import BenchPaths
 from warehouse.scoring_vars import extraction_weight_names
 
@@ -207,8 +206,8 @@ def import_predictions_cmd(
     home: HomeOption = None,
 ) -> None:
     """Import another extractor's predictions (upstream predictions format) as events."""
-    from bench import pipeline
     from collectors.extraction.predictions import import_predictions
+    from transform import pipeline
 
     paths = _paths(home)
     summary = import_predictions(
@@ -230,7 +229,7 @@ def ingest(
     home: HomeOption = None,
 ) -> None:
     """Load new log lines into the warehouse's raw tables (dlt, insert-only on event_id)."""
-    from bench import pipeline
+    from transform import pipeline
     from warehouse.log_trust import LogVerificationFailed
 
     paths = _paths(home)
@@ -281,7 +280,7 @@ def build(
     home: HomeOption = None,
 ) -> None:
     """Build the dbt models (staging → intermediate → marts) with the active scoring vars."""
-    from bench import pipeline
+    from transform import pipeline
 
     paths = _paths(home)
     with console.status("dbt build"):
@@ -295,7 +294,7 @@ def build(
 @app.command("test")
 def test_cmd(home: HomeOption = None) -> None:
     """Run every dbt unit test (one per scoring rule) against the built warehouse."""
-    from bench.dbt_build import dbt_unit_tests
+    from transform.dbt_build import dbt_unit_tests
 
     paths = _paths(home)
     with console.status("dbt unit tests"):
@@ -307,7 +306,7 @@ def test_cmd(home: HomeOption = None) -> None:
 @app.command()
 def publish(home: HomeOption = None) -> None:
     """Copy the marts into a new serving snapshot and swap it into place atomically."""
-    from bench import pipeline
+    from transform import pipeline
 
     paths = _paths(home)
     tables = pipeline.publish(paths)
@@ -318,7 +317,7 @@ def publish(home: HomeOption = None) -> None:
 @app.command()
 def rebuild(home: HomeOption = None) -> None:
     """Build a fresh warehouse from the log alone and compare every mart with the current one."""
-    from bench import pipeline
+    from transform import pipeline
 
     paths = _paths(home)
     with console.status("rebuilding from the log"):
@@ -386,8 +385,8 @@ def rescore(
     home: HomeOption = None,
 ) -> None:
     """Recompute every score under new weights/thresholds from stored events (no engine, no API)."""
-    from bench import pipeline
     from bench import rescore as rescoring
+    from transform import pipeline
 
     paths = _paths(home)
     active = load_scoring_vars(paths)
@@ -436,7 +435,7 @@ def rescore(
         return
     if draco_weights is not None:
         rescoring.check_draco_overrides(scoring["draco_weight_override_rows"], paths.warehouse_db)
-    from bench.dbt_build import rescore_selection
+    from transform.dbt_build import rescore_selection
 
     before = rescoring.leaderboard_scores(paths.warehouse_db)
     with console.status(f"dbt build of what {', '.join(changed)} feeds"):
@@ -619,8 +618,9 @@ def demo(
 
 
 def _run_with_progress(paths: BenchPaths, corpus_obj, engine_names: list[str], **options):
-    from bench import pipeline, run_report
+    from bench import run_report
     from collectors.extraction.runner import run_extraction
+    from transform import pipeline
 
     with run_report.unit_progress(
         console, f"extraction on {corpus_obj.dataset.name}"
@@ -639,13 +639,13 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     """Errors a user can act on: printed as one line, exit 2, never a traceback.
 
     Imported only once something has failed: these modules are the slow part of startup."""
-    from bench.dbt_runner import DbtError
     from collectors.draco.judge import JudgePreflightError
     from collectors.draco.runner import DracoPreflightFailed, DracoRunAborted
     from collectors.extraction.engines import EngineUnavailable
     from collectors.http.keys import MissingApiKey
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
+    from transform.dbt_runner import DbtError
     from warehouse.log import RunLocked
     from warehouse.log_trust import LogVerificationFailed
 

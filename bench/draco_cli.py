@@ -188,12 +188,13 @@ def run_rubric(
     judge_concurrency: int = 4,
     preflight: bool = True,
 ):
-    from bench import pipeline, run_report
+    from bench import run_report
     from collectors.draco.dataset import dataset_ref
     from collectors.draco.judge import build_judge
     from collectors.draco.normalize import NORMALIZER
     from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
     from collectors.draco.runner import plan_draco_run, run_draco
+    from transform import pipeline
 
     benchmark, task_set = _task_set(paths, tasks, dataset_file)
     plan = plan_draco_run(
@@ -232,8 +233,8 @@ DEMO_JUDGE_SEED = 7
 def run_demo(paths: BenchPaths) -> str:
     """The demo's rubric-judged run: the project's own tasks, the offline systems (demo-priced),
     the offline judge with seeded samples (labelled non-official)."""
-    from bench import pipeline
     from collectors.draco.offline_judge import OfflineJudge
+    from transform import pipeline
 
     summary = run_rubric(
         paths,
@@ -264,10 +265,10 @@ def import_demo_results(paths: BenchPaths) -> str:
     draco-results --format valyu` code: the import page then checks the file's own figures and
     sets the imported regime beside ours. Importing it again is a no-op (its sha256 names the
     run)."""
-    from bench import pipeline
     from collectors.draco import demo_tasks
     from collectors.draco.offline_judge import OfflineJudge
     from collectors.imports.draco_results import import_draco_results
+    from transform import pipeline
 
     log = pipeline.event_log(paths)
     regime = OfflineJudge(1).judge_id + "|"
@@ -415,10 +416,11 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
 
         Appends verdicts under a new judge regime; calls no research system. Both regimes stay
         queryable side by side and never share a leaderboard row."""
-        from bench import pipeline, run_report
+        from bench import run_report
         from collectors.draco.judge import build_judge
         from collectors.draco.normalize import NORMALIZER
         from collectors.draco.runner import rejudge
+        from transform import pipeline
 
         paths = paths_for(home)
         with run_report.unit_progress(console, f"rejudging {run_id}") as on_progress:

@@ -29,7 +29,7 @@ SimpleqaFileOption = Annotated[
 
 def _refresh(paths: BenchPaths, *, announce: bool = True) -> None:
     """Ingest, build and publish after an import or a correction (--score)."""
-    from bench import pipeline
+    from transform import pipeline
 
     with console.status("loading events, building marts, publishing"):
         pipeline.refresh(paths)
@@ -84,9 +84,9 @@ def register(
         Verdicts become an imported judge regime ("imported, not judged here"), never mixed with
         ours; reports become research outputs that `bench rejudge <run>` can judge. Example:
         bench import draco-results valyu_heavy.eval.json --format valyu --system valyu_heavy"""
-        from bench import pipeline
         from collectors.draco.dataset import load_draco
         from collectors.imports.draco_results import import_draco_results
+        from transform import pipeline
 
         paths = paths_for(home)
         if dataset_file is None and (shared_data_dir() / "draco" / "test.jsonl").exists():
@@ -181,9 +181,9 @@ def register(
 
         An inspect_ai log (e.g. inspect_evals/simpleqa): bench import qa-results
         logs/2026-12-05T10-00-00_simpleqa_X.eval --format inspect --lane gpt-4o-mini"""
-        from bench import pipeline
         from bench.qa_cli import _questions, _simpleqa
         from collectors.imports.qa_results import import_qa_results
+        from transform import pipeline
 
         paths = paths_for(home)
         dataset = (
@@ -237,9 +237,9 @@ def register(
         The file's recorded retrieval is replayed (no search call); our synthesizer answers and
         our grader grades in a run of its own, shown beside the file's own regime. Running it
         again finishes what is left and adds nothing twice."""
-        from bench import pipeline
         from bench.qa_cli import _questions, _roles, _simpleqa
         from collectors.imports.qa_regrade import regrade_imported_qa
+        from transform import pipeline
 
         paths = paths_for(home)
         dataset = (
@@ -314,8 +314,8 @@ def _register_corrections(
         Example: bench exclude ca0edd2d-c9b8-4b85-9b40-754f4865579a --benchmark draco
         --reason "rubric criterion 12 contradicts the source"
         """
-        from bench import pipeline
         from collectors.imports.corrections import append_corrections, exclude_items, provenance
+        from transform import pipeline
 
         paths = paths_for(home)
         log = pipeline.event_log(paths)
@@ -345,12 +345,12 @@ def _register_corrections(
         home: HomeOption = None,
     ) -> None:
         """Replace stored verdicts with corrected ones (verdict_superseded events)."""
-        from bench import pipeline
         from collectors.imports.corrections import (
             append_corrections,
             provenance,
             supersede_verdicts,
         )
+        from transform import pipeline
 
         paths = paths_for(home)
         log = pipeline.event_log(paths)
@@ -374,8 +374,8 @@ def _register_corrections(
         home: HomeOption = None,
     ) -> None:
         """Import exclusions and verdict supersessions from a file (docs/imports.md)."""
-        from bench import pipeline
         from collectors.imports.corrections import append_corrections, parse_corrections_file
+        from transform import pipeline
 
         paths = paths_for(home)
         log = pipeline.event_log(paths)

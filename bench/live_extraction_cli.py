@@ -67,9 +67,10 @@ def plan_cmd(
 
 def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, limit: int | None):
     """Collect; the caller prints the summary and refreshes the marts."""
-    from bench import pipeline, run_report
+    from bench import run_report
     from bench.qa_cli import _base_url_overrides
     from collectors.extraction.live.runner import run_live_extraction
+    from transform import pipeline
 
     plan = _plan(urls, systems, render, limit)
     description = f"live extraction on {plan.corpus.dataset.name}"
@@ -86,11 +87,12 @@ def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, lim
 def run_demo(paths: BenchPaths) -> str:
     """The demo's live benchmark: the loopback site (benchmark pages + every failure path), the
     three reference engines through the local fetcher, no keys."""
-    from bench import pipeline, run_report
+    from bench import run_report
     from bench.settings import shared_data_dir
     from collectors.extraction.live.corpus import load_urls
     from collectors.extraction.live.runner import plan_live_extraction, run_live_extraction
     from collectors.testing.loopback_site import LoopbackSite
+    from transform import pipeline
 
     benchmark = _benchmark_pages(shared_data_dir() / "article-extraction-benchmark", paths)
     if benchmark is None:

@@ -121,8 +121,8 @@ def _questions(spec: str):
 
 
 def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bool) -> None:
-    from bench import pipeline
     from collectors.qa.plan import plan_qa
+    from transform import pipeline
 
     synthesizer, grader, judge = roles
     plan = plan_qa(
@@ -151,8 +151,9 @@ def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bo
 
 
 def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
-    from bench import pipeline, run_report
+    from bench import run_report
     from collectors.qa.runner import run_qa
+    from transform import pipeline
 
     synthesizer, grader, judge = roles
     with run_report.unit_progress(console, f"{dataset.dataset.name}") as on_progress:
@@ -236,8 +237,8 @@ def run_demo(paths: BenchPaths) -> str:
 def run_demo_series(paths: BenchPaths) -> str:
     """The same configuration as a repeat-run series (DEMO_SERIES) until it has
     DEMO_SERIES_RUNS finished runs: a rerun of the demo adds none."""
-    from bench import pipeline
     from collectors.qa.run_state import read_series
+    from transform import pipeline
 
     done = sum(run.finished for run in read_series(pipeline.event_log(paths), DEMO_SERIES))
     for _ in range(max(0, DEMO_SERIES_RUNS - done)):
@@ -249,7 +250,7 @@ def apply_demo_lane_prices(paths: BenchPaths) -> dict[str, float]:
     """Give the demo's offline lanes DEMO_LANE_PRICES through var lane_price_overrides (what
     `bench rescore --lane-prices` stores); a lane the user has priced keeps the user's price.
     Returns the prices in effect for the demo's lanes."""
-    from bench.settings import load_scoring_vars, save_scoring_vars
+    from transform.state import load_scoring_vars, save_scoring_vars
 
     scoring = load_scoring_vars(paths)
     prices = {**DEMO_LANE_PRICES, **(scoring.get("lane_price_overrides") or {})}

@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench import pipeline
 from ingest.pipeline import IngestResult
+from transform import pipeline
 from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.paths import BenchPaths
 

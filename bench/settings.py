@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from pathlib import Path
 from typing import Any
 
-from warehouse import bounded_json
-from warehouse.paths import BenchPaths
+from transform.state import DBT_PROJECT_DIR
 
 # The checkout, or site-packages for an installed package: pyproject ships dbt_project/ and app/
 # beside bench/ as package data, so the same relative layout holds in both.
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
 APP_ENTRYPOINT = REPO_ROOT / "app" / "streamlit_app.py"
 
 
@@ -25,7 +22,7 @@ def shared_data_dir() -> Path:
 
 
 # Scoring vars a user can change without re-running anything; defaults live in dbt_project.yml,
-# validation in bench/rescore.py.
+# validation in warehouse/scoring_vars.py, the active set in scoring.json (transform/state.py).
 
 
 def default_scoring_vars() -> dict[str, Any]:
@@ -34,21 +31,6 @@ def default_scoring_vars() -> dict[str, Any]:
 
     document = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
     return dict(document.get("vars") or {})
-
-
-def load_scoring_vars(paths: BenchPaths) -> dict[str, Any]:
-    if not paths.scoring_file.exists():
-        return {}
-    try:
-        return bounded_json.loads(paths.scoring_file.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{paths.scoring_file}: not valid JSON ({exc}); fix or delete it") from exc
-
-
-def save_scoring_vars(paths: BenchPaths, scoring: dict[str, Any]) -> None:
-    tmp = paths.scoring_file.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(scoring, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, paths.scoring_file)
 
 
 DRACO_WEIGHT_COLUMNS = ("item_id", "criterion_id", "weight")

@@ -1,5 +1,5 @@
 """A new data root's first dbt call: the full parse it used to pay, beside the saved parse it
-now starts from (bench/dbt_parse_cache.py).
+now starts from (transform/dbt_parse_cache.py).
 
     python benchmarks/first_build.py [--repeat 3]
 
@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench import dbt_parse_cache, dbt_runner  # noqa: E402
+from transform import dbt_parse_cache, dbt_runner  # noqa: E402
 from warehouse.paths import BenchPaths  # noqa: E402
 
 

@@ -2,7 +2,7 @@
     `_dlt_load_id` of the batch that loaded the event (raw.events is insert-only on event_id, so
     a later batch only ever adds events), or, for a raw table written without dlt (test
     fixtures), the event's position in the log. A build reads only the batches it has not seen.
-    Models whose SQL changed are rebuilt in full by `bench build` (bench/dbt_build.py), so an
+    Models whose SQL changed are rebuilt in full by `bench build` (transform/dbt_build.py), so an
     incremental table never keeps rows made by older SQL. -#}
 
 {#- The cursor expression over raw.events. -#}
@@ -54,14 +54,14 @@
     Each row carries the warehouse's newest `_load_id` at the build that wrote it (so
     `last_load_id()` is that build's cursor) and the fingerprint of the scoring vars (those the
     model names) and seeds it was built with: when they differ from the active ones (a rescore, `dbt run --vars ...`,
-    an edited seed), every run is rebuilt. A correction event forces a full refresh (bench/dbt_build.py). -#}
+    an edited seed), every run is rebuilt. A correction event forces a full refresh (transform/dbt_build.py). -#}
 {% macro newest_load_id() -%}
     (select coalesce(max(_load_id), '') from {{ ref('stg_events') }})
 {%- endmacro %}
 
 {#- The scoring inputs a per-run model's rows depend on: the vars it names (the ones it and its
     upstream models read; naming them here also puts the model in a rescore of them,
-    bench/dbt_build.py) and every seed's file checksum (weight overrides, prices). -#}
+    transform/dbt_build.py) and every seed's file checksum (weight overrides, prices). -#}
 {% macro scoring_fingerprint(scoring_vars) -%}
     {%- set values = {} -%}
     {%- for name in scoring_vars -%}
@@ -96,7 +96,7 @@
 {%- endmacro %}
 
 {#- The config of a per-run incremental DRACO model: rebuilt by run, and selected by a build only
-    when DRACO events arrive (bench/build_selection.py reads meta.event_types). -#}
+    when DRACO events arrive (transform/build_selection.py reads meta.event_types). -#}
 {% macro per_run_incremental_config() -%}
     {{ config(
         materialized='incremental',

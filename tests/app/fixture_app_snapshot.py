@@ -1,7 +1,7 @@
 """The extraction and question-answering app snapshot, built from REAL events by the real pipeline.
 
 `build_app_snapshot(home)` runs the real offline runners into `home`, then the real downstream
-half (`bench.pipeline.refresh`: dlt ingest -> dbt build -> publish), so a regression in a mart
+half (`transform.pipeline.refresh`: dlt ingest -> dbt build -> publish), so a regression in a mart
 fails the app tests:
 
 * extraction: the three reference engines (trafilatura, readability-lxml, html-text) on two
@@ -35,7 +35,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench.pipeline import event_log, refresh
 from bench.settings import shared_data_dir
 from collectors.extraction.corpus import load_corpus
 from collectors.extraction.runner import plan_extraction, run_extraction
@@ -54,6 +53,7 @@ from collectors.qa.simpleqa import load_simpleqa
 from collectors.testing.fake_server import FakeVendorServer, Fault
 from collectors.testing.vendor_responses import search_response
 from tests.shared_build import built_once
+from transform.pipeline import event_log, refresh
 from warehouse.events import SystemRef
 from warehouse.paths import BenchPaths
 

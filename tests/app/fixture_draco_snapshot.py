@@ -1,7 +1,7 @@
 """A serving snapshot with the deep-research (DRACO) marts, built from REAL runner events.
 
 `build_draco_snapshot(home)` runs the real rubric-judged runner offline, then the real
-downstream half (dlt ingest -> dbt build -> publish, `bench.pipeline.refresh`), into `home`:
+downstream half (dlt ingest -> dbt build -> publish, `transform.pipeline.refresh`), into `home`:
 
 * the six offline demo rubric tasks (`collectors.draco.demo_tasks`), two research lanes:
   `local-rag` over the offline demo corpus, and `local-rag-planted`, the same offline method
@@ -30,7 +30,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.pipeline import refresh
 from collectors.draco.dataset import dataset_ref
 from collectors.draco.demo_tasks import demo_task_set
 from collectors.draco.judge import LlmJudge, OfflineJudge
@@ -45,6 +44,7 @@ from collectors.llm import make_backend
 from collectors.qa.local_corpus import from_documents_jsonl, from_extraction_corpus
 from tests.qa.llm_fake import FakeLlmServer
 from tests.shared_build import built_once
+from transform.pipeline import refresh
 from warehouse.events import LlmCallRecord, SystemRef
 from warehouse.log import EventLog
 from warehouse.paths import BenchPaths

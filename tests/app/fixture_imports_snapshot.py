@@ -11,7 +11,7 @@ events through the real commands and dbt (the Imported results and QA series pag
   fake (Nimble's fake remembers questions between runs) plus the closed-book lane, on 30 real
   SimpleQA questions with a `vertical` column (3 verticals), as tests/qa_answer_lanes does;
 
-then `bench.pipeline.refresh` (dlt ingest → dbt build → publish). Built once per pytest process.
+then `transform.pipeline.refresh` (dlt ingest → dbt build → publish). Built once per pytest process.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.pipeline import event_log, refresh
 from collectors.draco.dataset import load_draco
 from collectors.qa.lane_registry import MIX_LANE_KINDS_ENV, build_lanes
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
@@ -36,6 +35,7 @@ from collectors.qa.runner import run_qa
 from collectors.qa.simpleqa import load_simpleqa
 from collectors.testing.answer_fake import AnswerProductsFake
 from tests.shared_build import built_once
+from transform.pipeline import event_log, refresh
 from warehouse.paths import BenchPaths
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@
   with `FlakyJudge` (tests/app/fixture_draco_snapshot.py), whose flipped samples MET some
   penalties, so a penalty floor changes scores;
 
-then `bench.pipeline.refresh` (dlt ingest → dbt build → publish). The warehouse stays beside
+then `transform.pipeline.refresh` (dlt ingest → dbt build → publish). The warehouse stays beside
 the snapshot so tests can rescore a copy with dbt. Built once per pytest process.
 """
 
@@ -24,11 +24,11 @@ import pytest
 
 from bench import draco_cli, qa_cli
 from bench.corpora import resolve_corpus
-from bench.pipeline import event_log, refresh
 from collectors.draco.normalize import NORMALIZER
 from collectors.draco.runner import rejudge
 from collectors.extraction.runner import run_extraction
 from tests.shared_build import built_once
+from transform.pipeline import event_log, refresh
 from warehouse.paths import BenchPaths
 
 ENGINES = ("html-text", "inscriptis", "resiliparse", "trafilatura")

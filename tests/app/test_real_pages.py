@@ -25,7 +25,7 @@ from fixture_real_snapshot import RealSnapshot, install, real_snapshot
 from streamlit.testing.v1 import AppTest
 
 from app import whatif
-from bench.dbt_runner import run_dbt
+from transform.dbt_runner import run_dbt
 from warehouse.paths import BenchPaths
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""`bench build` orchestration (bench/dbt_build.py): unit tests apart, full refresh only when
+"""`bench build` orchestration (transform/dbt_build.py): unit tests apart, full refresh only when
 the dbt project changed, the fingerprint kept beside the warehouse. dbt itself is not run."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from bench import build_selection, dbt_build
+from transform import build_selection, dbt_build, state
 from warehouse.paths import BenchPaths
 
 
@@ -31,7 +31,7 @@ def test_user_build_skips_unit_tests_and_refreshes_only_after_a_project_change(
     dbt_build.dbt_build(paths)
     assert all(c[:3] == ["build", "--exclude-resource-type", "unit_test"] for c in calls)
     assert ["--full-refresh" in c for c in calls] == [True, False, True, False, True]
-    marker = dbt_build.fingerprint_file(paths.warehouse_db).read_text().strip()
+    marker = state.fingerprint_file(paths.warehouse_db).read_text().strip()
     assert marker == "edited corrections=1"
 
 
@@ -44,7 +44,7 @@ def test_with_unit_tests_and_a_partial_refresh_leave_the_next_build_full(tmp_pat
     # the unit tests run on their own, after the build (without the active scoring vars)
     assert calls[1] == ["test", "--select", "test_type:unit"]
     # only some models were refreshed: the fingerprint is not recorded
-    assert not dbt_build.fingerprint_file(paths.warehouse_db).exists()
+    assert not state.fingerprint_file(paths.warehouse_db).exists()
 
 
 def _raw_events(db, rows):
@@ -133,7 +133,7 @@ def test_scoring_vars_reach_dbt_through_the_environment_except_beside_unit_tests
 ):
     """The environment keeps dbt's partial parse; a command that runs unit tests gets --vars,
     which a unit test's own `overrides: vars` win over."""
-    from bench import dbt_runner
+    from transform import dbt_runner
 
     seen = []
 

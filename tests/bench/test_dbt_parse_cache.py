@@ -1,4 +1,4 @@
-"""dbt's saved parse is shared by data roots (bench/dbt_parse_cache.py): a new root's first dbt
+"""dbt's saved parse is shared by data roots (transform/dbt_parse_cache.py): a new root's first dbt
 call reuses it instead of parsing the project in full; a change dbt checks gets its own file."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import dbt_parse_cache, dbt_runner
+from transform import dbt_parse_cache, dbt_runner
 from warehouse.paths import BenchPaths
 
 BUILD = ["dbt", "build", "--project-dir", "p"]

@@ -1,5 +1,5 @@
 """`bench rescore` input checks, lineage selection and the before/after table (bench/rescore.py,
-bench/dbt_build.py). No dbt run: these are the rules in front of it."""
+transform/dbt_build.py). No dbt run: these are the rules in front of it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from bench import rescore
-from bench.dbt_build import models_reading_vars
 from bench.settings import DBT_PROJECT_DIR
+from transform.dbt_build import models_reading_vars
 from warehouse import scoring_vars
 
 

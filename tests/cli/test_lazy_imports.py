@@ -26,9 +26,9 @@ HEAVY = (
     "httpx",
     "ingest",
     "ingest.pipeline",
-    "bench.pipeline",
+    "transform.pipeline",
     "bench.run_report",
-    "bench.dbt_runner",
+    "transform.dbt_runner",
     "warehouse.events",
     "warehouse.log",
     "collectors.draco.judge",
@@ -98,4 +98,4 @@ def test_the_probe_sees_a_working_commands_imports(tmp_path) -> None:
     argv = ["rescore", "--threshold", "0.5", "--home", str(tmp_path)]
     code, mods = _heavy_modules_after([argv])[" ".join(argv)]
     assert code == 0
-    assert "bench.pipeline" in mods and "ingest.pipeline" in mods
+    assert "transform.pipeline" in mods and "ingest.pipeline" in mods

@@ -83,9 +83,9 @@ def test_a_rescore_stopped_between_its_build_and_its_publish_is_published_by_the
     before publishing; the command again changes no var, and must still publish that build."""
     import duckdb
 
-    from bench import pipeline
-    from bench.dbt_build import rescore_selection
-    from bench.settings import save_scoring_vars
+    from transform import pipeline
+    from transform.dbt_build import rescore_selection
+    from transform.state import save_scoring_vars
     from warehouse.paths import BenchPaths
 
     paths = BenchPaths(built_home)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import pipeline
 from bench.run_report import headline_tables
 from tests.cli.test_cli_help import _bench
+from transform import pipeline
 from warehouse.paths import BenchPaths
 
 pytestmark = pytest.mark.slow

@@ -19,8 +19,8 @@ import duckdb
 
 # The session's fixture warehouse (fixture_warehouse.py) runs every dbt unit test once; the
 # partial builds of single tests leave them out, as a user's `bench build` does.
-from bench import dbt_parse_cache
-from bench.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
+from transform import dbt_parse_cache
+from transform.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -39,7 +39,7 @@ def run_dbt(
     args: list[str], db_path: Path, work: Path, vars_: dict | None = None
 ) -> subprocess.CompletedProcess:
     # dbt runs beside the file, named relatively, as bench runs it: the connection settings
-    # are then the same for every test, and so dbt's saved parse (bench/dbt_parse_cache.py).
+    # are then the same for every test, and so dbt's saved parse (transform/dbt_parse_cache.py).
     env = {
         **os.environ,
         "BENCH_DUCKDB_PATH": db_path.name,

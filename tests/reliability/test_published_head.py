@@ -23,7 +23,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench import pipeline
 from bench.status import status_rows
 from tests.reliability.test_tamper import (
     MARK,
@@ -36,6 +35,7 @@ from tests.reliability.test_tamper import (
     item_event,
     modify_line,
 )
+from transform import pipeline
 from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,

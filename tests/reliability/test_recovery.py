@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from bench import pipeline
 from tests.reliability.test_run_lock import item_event
+from transform import pipeline
 from warehouse.paths import BenchPaths
 from warehouse.publish import publish_snapshot
 

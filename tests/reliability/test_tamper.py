@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bench import pipeline
+from transform import pipeline
 from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
 from warehouse.events import ItemRegistered, hashed_content, make_event
 from warehouse.log import EventLog, genesis_sha256

@@ -775,8 +775,8 @@ def _changed_vars(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 def _project_built(home: Path) -> str:
     """The fingerprint of the dbt project the data root's warehouse was last built with
-    (bench/dbt_build.py writes it beside the warehouse)."""
-    from bench.dbt_build import fingerprint_file
+    (transform/dbt_build.py writes it beside the warehouse)."""
+    from transform.state import fingerprint_file
 
     path = fingerprint_file(home / "warehouse.duckdb")
     return path.read_text().split()[0] if path.exists() and path.read_text().strip() else ""

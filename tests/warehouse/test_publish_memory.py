@@ -33,7 +33,7 @@ def test_settings_come_from_the_build_profile(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCH_DBT_DUCKDB_THREADS", raising=False)
     monkeypatch.setenv("BENCH_DBT_MEMORY_LIMIT", "700MB")
     config = duckdb_config(tmp_path / "warehouse.duckdb")
-    # the build's spill folder under the data root, as bench gives it to dbt (bench/dbt_runner.py)
+    # the build's spill folder under the data root, as bench gives it to dbt (transform/dbt_runner.py)
     assert config == {
         "memory_limit": "700MB",
         "threads": "2",

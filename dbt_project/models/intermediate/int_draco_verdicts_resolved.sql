@@ -49,7 +49,7 @@ verdicts as (
     inner join runs on verdicts.run_id = runs.run_id
     left join superseded on verdicts.verdict_event_id = superseded.superseded_event_id
     {%- if is_incremental() %}
-    -- corrections arriving later force a full refresh (bench/dbt_build.py), so only new
+    -- corrections arriving later force a full refresh (transform/dbt_build.py), so only new
     -- verdicts need re-resolving here
     semi join (
         select distinct {{ sample_key | join(', ') }}

@@ -25,10 +25,10 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
-from bench.settings import DBT_PROJECT_DIR
+from transform.state import DBT_PROJECT_DIR, PARSE_CACHE_DIR
 
 SAVED_PARSE = "partial_parse.msgpack"
-CACHE_DIR = DBT_PROJECT_DIR / ".parse-cache"
+CACHE_DIR = PARSE_CACHE_DIR
 # About 2 MB each; a user's builds need one, each distinct --vars of a unit-test run another.
 KEPT = 16
 

@@ -7,17 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import build_selection
-from bench.dbt_build import (
-    dbt_build,
-    fingerprint_file,
-    mark_published,
-    models_built_since_publish,
-    unpublished_file,
-)
-from bench.dbt_runner import NodeProgress
-from bench.settings import load_scoring_vars
 from ingest.pipeline import IngestResult, ingest_log
+from transform.dbt_build import dbt_build, mark_published, models_built_since_publish
+from transform.dbt_runner import NodeProgress
+from transform.state import CARRIED_BY_REBUILD, load_scoring_vars, unpublished_file
 from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,
@@ -83,7 +76,7 @@ def build(
     on_progress: NodeProgress | None = None,
 ) -> bool:
     """dbt build with `scoring_vars`, or the active ones saved by the last `bench rescore`;
-    incremental, data tests only unless `with_unit_tests` (bench/dbt_build.py). False when
+    incremental, data tests only unless `with_unit_tests` (transform/dbt_build.py). False when
     nothing arrived since the last build."""
     dbt_vars = load_scoring_vars(paths) if scoring_vars is None else scoring_vars
     return dbt_build(
@@ -190,7 +183,7 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
         ):
             stale.unlink(missing_ok=True)
         fresh_db.replace(paths.warehouse_db)
-        for marker in (fingerprint_file, build_selection.cursor_file):
+        for marker in CARRIED_BY_REBUILD:
             if marker(fresh_db).exists():
                 marker(fresh_db).replace(marker(paths.warehouse_db))
         unpublished_file(paths.warehouse_db).unlink(missing_ok=True)  # a new file: publish all

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench import build_selection
-from bench.dbt_runner import DbtError, NodeProgress, run_dbt
-from bench.settings import DBT_PROJECT_DIR
+from transform import build_selection
+from transform.dbt_runner import DbtError, NodeProgress, run_dbt
+from transform.state import DBT_PROJECT_DIR, fingerprint_file, unpublished_file
 from warehouse.paths import BenchPaths
 
 NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
@@ -46,10 +46,6 @@ def project_fingerprint(project_dir: Path = DBT_PROJECT_DIR) -> str:
     return digest.hexdigest()
 
 
-def fingerprint_file(warehouse_db: Path) -> Path:
-    return warehouse_db.with_name(warehouse_db.name + ".dbt-project.sha256")
-
-
 CORRECTION_EVENT_TYPES = ("item_excluded", "verdict_superseded")
 
 
@@ -71,10 +67,6 @@ def corrections_loaded(warehouse_db: Path) -> int:
     except duckdb.CatalogException:  # no events loaded yet
         return 0
     return int(row[0]) if row else 0
-
-
-def unpublished_file(warehouse_db: Path) -> Path:
-    return warehouse_db.with_name(warehouse_db.name + ".unpublished.json")
 
 
 def models_built_since_publish(warehouse_db: Path) -> set[str] | None:
@@ -128,7 +120,7 @@ def dbt_build(
 ) -> bool:
     """`dbt build`: full refresh when the project changed, unit tests only when asked. Without
     `select`, only the models downstream of the event types that arrived since the last build
-    (bench/build_selection.py). Returns False when there was nothing to build."""
+    (transform/build_selection.py). Returns False when there was nothing to build."""
     db = warehouse_db or paths.warehouse_db
     fingerprint = f"{project_fingerprint()} corrections={corrections_loaded(db)}"
     full = _needs_full_refresh(db, fingerprint)

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import dbt_parse_cache
-from bench.settings import DBT_PROJECT_DIR
+from transform import dbt_parse_cache
+from transform.state import DBT_PROJECT_DIR
 from warehouse.paths import BenchPaths
 
 
@@ -27,7 +27,7 @@ def dbt_env(
     env = dict(os.environ)
     env.update(
         # Relative to the data root, where dbt runs: the connection settings (and with them
-        # the saved parse, bench/dbt_parse_cache.py) are then the same for every root.
+        # the saved parse, transform/dbt_parse_cache.py) are then the same for every root.
         BENCH_DUCKDB_PATH=_within_home(paths, warehouse_db or paths.warehouse_db),
         DBT_TARGET_PATH=str((paths.dbt_dir / "target").resolve()),
         DBT_LOG_PATH=str((paths.dbt_dir / "logs").resolve()),

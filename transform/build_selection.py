@@ -14,12 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from transform.state import cursor_file
+
 STAGING_ROOT = "stg_events"
 STAGING_PREFIX = f"{STAGING_ROOT}__"
-
-
-def cursor_file(warehouse_db: Path) -> Path:
-    return warehouse_db.with_name(warehouse_db.name + ".built-through")
 
 
 def newest_raw_batch(warehouse_db: Path) -> str | None:
