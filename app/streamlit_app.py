@@ -27,6 +27,7 @@ PAGES = [
     st.Page("app_pages/runs.py", title="Runs", url_path="runs"),
     st.Page("app_pages/item_browser.py", title="Item browser", url_path="item_browser"),
     st.Page("app_pages/item_lineage.py", title="Item lineage", url_path="item_lineage"),
+    st.Page("app_pages/run_compare.py", title="Compare runs", url_path="run_compare"),
     st.Page("app_pages/qa_leaderboard.py", title="QA leaderboard", url_path="qa_leaderboard"),
     st.Page("app_pages/qa_compare.py", title="QA lane vs lane", url_path="qa_compare"),
     st.Page("app_pages/qa_series.py", title="QA series", url_path="qa_series"),

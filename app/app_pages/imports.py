@@ -1,7 +1,8 @@
-"""Other harnesses' DRACO results (`bench import draco-results`, docs/imports.md): each imported
-file's leaderboard with our recomputation next to the file's own published figure and the
-difference, every published figure checked one by one, and the imported regime beside our own
-re-judging of the same system's reports.
+"""Other harnesses' results (docs/imports.md). SimpleQA imports (`bench import qa-results`) beside
+every lane of ours that answered the same questions. DRACO (`bench import draco-results`): each
+imported file's leaderboard with our recomputation next to the file's own published figure and
+the difference, every published figure checked one by one, and the imported regime beside our
+own re-judging of the same system's reports.
 
 Imported verdicts are the file's judge, "imported, not judged here": they form their own
 regime, ranked only among rows of that same imported regime, never with ours.
@@ -9,10 +10,13 @@ regime, ranked only among rows of that same imported regime, never with ours.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.data import compare
 
 IMPORT_HOW_TO = (
     "Import a results file with `bench import draco-results FILE --format valyu|nimble|csv "
@@ -20,11 +24,78 @@ IMPORT_HOW_TO = (
     "offline`. Then reload this page."
 )
 
+QA_IMPORT_HOW_TO = (
+    "Import a SimpleQA results file with `bench import qa-results FILE --format "
+    "nimble|simple-evals|csv|jsonl|inspect --lane NAME` (docs/imports.md)."
+)
+
 st.title("Imported results")
 ui.require_snapshot()
 
+# --- SimpleQA imports beside our own lanes, on the questions both answered ------------------
+
+beside = compare.qa_imports_beside(None, None)
+if not beside.empty:
+    st.subheader("Imported QA results beside your lanes")
+    st.caption(
+        "Each imported SimpleQA file next to every lane of every other run that answered some "
+        "of its questions (joined by the dataset's item id), each pair on exactly the "
+        "questions both have. Strict accuracy = correct / shared questions. Win/loss per "
+        "question and the paired test: Compare."
+    )
+    for (run_id, lane, grader_id), rows in beside.groupby(
+        ["import_run_id", "import_lane", "import_grader_id"], sort=True
+    ):
+        st.markdown(f"**{ui.md_escape(lane)}** (import {ui.md_escape(run_id)})")
+        st.warning(
+            ui.md_escape(
+                f"Imported, not graded here: labels of the file's own grader (regime "
+                f"{grader_id}). A lane of ours under another grader is compared across regimes."
+            )
+        )
+        import_side = compare.side_key(run_id, lane, grader_id)
+        ui.dataframe(
+            pd.DataFrame(
+                {
+                    "Run": rows["run_id"],
+                    "Lane": rows["lane"],
+                    "Source": ["imported" if bool(i) else "run" for i in rows["imported"]],
+                    "Grader regime": rows["grader_id"],
+                    "Shared questions": rows["n_shared"],
+                    "Lane accuracy": rows["strict_accuracy"],
+                    "Import accuracy": rows["import_strict_accuracy"],
+                    "Compare": [
+                        "run_compare?"
+                        + urlencode(
+                            {"family": "qa", "a": import_side, "b": compare.side_key(r, o, g)}
+                        )
+                        for r, o, g in zip(
+                            rows["run_id"], rows["lane"], rows["grader_id"], strict=True
+                        )
+                    ],
+                }
+            ),
+            hide_index=True,
+            column_config={
+                "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+                "Lane accuracy": ui.metric_column(
+                    "qa_strict_accuracy", "Lane accuracy (shared)", "This lane, shared questions."
+                ),
+                "Import accuracy": ui.metric_column(
+                    "qa_strict_accuracy", "Import accuracy (shared)", "The import, same questions."
+                ),
+                "Compare": st.column_config.LinkColumn("Compare", display_text="per question"),
+            },
+            key=f"imports_qa_{run_id}_{lane}_{grader_id}",
+        )
+
 board = data.imported_draco_leaderboard()
 if board is None or board.empty:
+    if beside.empty:
+        ui.stop_with(
+            "The snapshot has no imported results yet (or none sharing questions with a run of "
+            "yours). " + QA_IMPORT_HOW_TO + " " + IMPORT_HOW_TO
+        )
     ui.stop_with("The snapshot has no imported DRACO results yet. " + IMPORT_HOW_TO)
 
 st.caption(

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui, whatif
+from app.data import compare
 
 st.title("QA leaderboard")
 ui.require_qa_snapshot()
@@ -159,6 +160,55 @@ ui.dataframe(
         "Run cost ($)": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
     },
 )
+
+# Imported results (bench import qa-results) on this run's questions, beside its lanes.
+beside = compare.qa_imports_beside(None, run_id)
+beside = beside[(beside["run_id"] == run_id) & (beside["grader_id"] == grader_id)]
+if not beside.empty:
+    st.subheader("Imported results on the same questions")
+    st.caption(
+        "Rows marked imported are another harness's answers graded by its own grader, "
+        "never ranked with ours: each is shown with this run's lanes on exactly the questions "
+        "both have (strict accuracy = correct / shared questions)."
+    )
+    for (import_run, import_lane, import_grader), rows in beside.groupby(
+        ["import_run_id", "import_lane", "import_grader_id"], sort=True
+    ):
+        import_side = compare.side_key(import_run, import_lane, import_grader)
+        n_shared = int(rows["n_shared"].max())
+        ui.dataframe(
+            pd.DataFrame(
+                {
+                    "Lane": [f"{import_lane} (imported)", *rows["lane"]],
+                    "Source": [f"import {import_run} · regime {import_grader}"]
+                    + ["this run"] * len(rows),
+                    "Shared questions": [n_shared, *rows["n_shared"]],
+                    "Strict accuracy (shared)": [
+                        float(rows["import_strict_accuracy"].iloc[0]),
+                        *rows["strict_accuracy"],
+                    ],
+                    "Compare": [None]
+                    + [
+                        "run_compare?"
+                        + urlencode(
+                            {
+                                "family": "qa",
+                                "a": compare.side_key(run_id, lane, grader_id),
+                                "b": import_side,
+                            }
+                        )
+                        for lane in rows["lane"]
+                    ],
+                }
+            ),
+            hide_index=True,
+            column_config={
+                "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+                "Strict accuracy (shared)": ui.metric_column("qa_strict_accuracy"),
+                "Compare": st.column_config.LinkColumn("Compare", display_text="vs import"),
+            },
+            key=f"qa_board_import_{import_run}_{import_lane}_{import_grader}",
+        )
 
 st.subheader("Charts")
 left, right = st.columns(2)

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.data import compare
 
 st.title("QA series")
 ui.require_qa_snapshot()
@@ -147,6 +148,62 @@ else:
     st.caption(
         "Mean and range describe the runs of the series as they happened; a range within the "
         "noise band means no run-to-run difference can be called for that lane."
+    )
+
+# --- run over run, question by question (the compare-runs page's tally and paired test) -----
+
+st.subheader("Run over run, question by question")
+changes = compare.series_item_changes(series, grader_id)
+if changes.empty:
+    st.info("No lane of this series has two runs with answers under this grader regime yet.")
+else:
+    steps = []
+    for (lane, run_index), pairs in changes.groupby(["lane", "run_index"], sort=True):
+        tally = compare.paired_tally(pairs)
+        first = pairs.iloc[0]
+        steps.append(
+            {
+                "Lane": lane,
+                "Run": f"{int(first['previous_run_index'])} → {int(run_index)}",
+                "Gained": tally.wins,
+                "Lost": tally.losses,
+                "Unchanged": tally.ties,
+                "Unpaired": tally.unpaired,
+                "Net (questions)": tally.wins - tally.losses,
+                "p (paired t)": tally.p_ttest,
+                "Compare": "run_compare?"
+                + urlencode(
+                    {
+                        "family": "qa",
+                        "a": compare.side_key(first["run_id"], lane, grader_id),
+                        "b": compare.side_key(first["previous_run_id"], lane, grader_id),
+                    }
+                ),
+            }
+        )
+    ui.dataframe(
+        pd.DataFrame(steps),
+        hide_index=True,
+        column_config={
+            "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
+            "Gained": st.column_config.NumberColumn(
+                help="Correct in this run, not in the previous one (both landed)."
+            ),
+            "Lost": st.column_config.NumberColumn(
+                help="Correct in the previous run, not in this one (both landed)."
+            ),
+            "Unpaired": st.column_config.NumberColumn(
+                help="Not landed by both runs: neither gained nor lost."
+            ),
+            "p (paired t)": st.column_config.NumberColumn(format="%.4f"),
+            "Compare": st.column_config.LinkColumn("Per question", display_text="compare"),
+        },
+        key="qa_series_changes",
+    )
+    st.caption(
+        "Each run of a lane against its previous run on the questions both landed; p is the "
+        "paired t-test of the significance marts on correct (0/1), uncorrected. It says the "
+        "answers changed, not why: learning and noise are confounded (above)."
     )
 
 # --- per vertical and the run-1 view (fct_series_vertical_accuracy, series_run1) -------------

@@ -56,11 +56,36 @@ cols[2].metric("Completed", int(counts["n_completed"].sum()), help="Item × syst
 cols[3].metric("Failed", int(counts["n_failed"].sum()), help="Item × system pairs.")
 cols[4].metric("Status", ui.md_escape(run["status"]))  # metric values render Markdown
 
+# Families the compare-runs page pairs across runs and imports.
+COMPARE_FAMILIES = {
+    "question answering": "qa",
+    "deep research": "draco",
+    "imported deep research": "draco",
+}
+
+
+def compare_link(system: str, family: str) -> str | None:
+    if family not in COMPARE_FAMILIES:
+        return None
+    query = {"family": COMPARE_FAMILIES[family], "run": run_id, "lane": system}
+    return "run_compare?" + urlencode(query)
+
+
 st.subheader("Per system")
 ui.dataframe(
-    counts[["system", "family", "n_items", "n_completed", "n_failed", "n_missing"]],
+    counts[["system", "family", "n_items", "n_completed", "n_failed", "n_missing"]].assign(
+        compare=[
+            compare_link(system, family)
+            for system, family in zip(counts["system"], counts["family"], strict=True)
+        ]
+    ),
     hide_index=True,
     column_config={
+        "compare": st.column_config.LinkColumn(
+            "Compare",
+            display_text="with another run",
+            help="This system beside another run, lane or import on the items both share.",
+        ),
         "system": st.column_config.TextColumn("System / lane"),
         "family": "Family",
         "n_items": st.column_config.NumberColumn("Items", help="Distinct items of this system."),

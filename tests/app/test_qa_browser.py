@@ -1,7 +1,7 @@
 """The QA pages in Debian chromium (Playwright), on loopback only.
 
 Starts `streamlit run app/streamlit_app.py` on the app snapshot (tests/app/fixture_app_snapshot.py), renders the leaderboard,
-lane-vs-lane and series pages, then deep-links the QA lineage page to the answer whose grader
+lane-vs-lane, compare-runs (run 2 against run 1, wins recounted from the marts) and series pages, then deep-links the QA lineage page to the answer whose grader
 completion and raw search body carry `<script>`/`<img onerror>` and proves both stay inert text.
 Set BENCH_APP_SCREENSHOT_DIR to keep the screenshots.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from app_harness import snapshot_rows
 from fixture_app_snapshot import AppSnapshot, install
 from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
 
@@ -77,6 +78,44 @@ def test_qa_pages_render_and_lineage_keeps_llm_html_inert(
         )
         page.wait_for_timeout(500)  # let the chart finish drawing
         guarded.shoot("qa_series")
+
+        # Compare runs: the same lane in run 2 against run 1, wins recounted from the marts.
+        run2 = fixture.qa_run_ids[1]
+        grader = fixture.grader_id
+        labels = snapshot_rows(
+            fixture.serve_db,
+            "select run_id, item_id, landed, label from marts.fct_qa_answers "
+            "where lane = 'brave_search' and (grader_id = ? or grader_id is null)",
+            [grader],
+        )
+        by_run = {
+            run: {r.item_id: (bool(r.landed), r.label == "correct") for r in rows.itertuples()}
+            for run, rows in labels.groupby("run_id")
+        }
+        paired = [
+            (by_run[run2][i][1], by_run[run1][i][1])
+            for i in by_run[run2]
+            if i in by_run[run1] and by_run[run2][i][0] and by_run[run1][i][0]
+        ]
+        sides = {"family": "qa", "a": f"{run2}|brave_search|{grader}"}
+        sides["b"] = f"{run1}|brave_search|{grader}"
+        page.goto(f"{app_url}/run_compare?{urlencode(sides)}")
+        expect(page.get_by_role("heading", name="Compare runs")).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        wins = page.locator('[data-testid="stMetric"]').filter(has_text="A wins")
+        expect(wins.locator('[data-testid="stMetricValue"]')).to_have_text(
+            str(sum(a and not b for a, b in paired)), timeout=RENDER_TIMEOUT_MS
+        )
+        losses = page.locator('[data-testid="stMetric"]').filter(has_text="B wins")
+        expect(losses.locator('[data-testid="stMetricValue"]')).to_have_text(
+            str(sum(b and not a for a, b in paired))
+        )
+        expect(page.get_by_role("heading", name="The paired test")).to_be_visible()
+        expect(page.locator('[data-testid="stDataFrame"]').nth(1)).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS
+        )
+        guarded.shoot("run_compare")
 
         page.goto(f"{app_url}/qa_lineage?{urlencode(fixture.qa_malicious)}")
         expect(page.get_by_role("heading", name="QA lineage")).to_be_visible(

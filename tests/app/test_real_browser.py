@@ -35,6 +35,7 @@ PAGES = {
     "runs": "Runs",
     "item_browser": "Item browser",
     "item_lineage": "Item lineage",
+    "run_compare": "Compare runs",
     "qa_leaderboard": "QA leaderboard",
     "qa_compare": "Lane vs lane",
     "qa_series": "QA series",

@@ -79,6 +79,10 @@ NOT_QUERIES = {
     "item_summary",
     "filter_items",
     "outcome_counts",
+    # the compare page's tally and paired test over frames already queried, and its side keys
+    "paired_tally",
+    "side_key",
+    "parse_side",
 }
 
 
