@@ -31,7 +31,7 @@ from collectors.http import (
     call_provider,
     slot_clients,
 )
-from collectors.search import tavily as tavily_search
+from collectors.vendors import tavily as tavily_vendor
 from warehouse.events import SystemRef
 
 # Providers' own fetch budgets sit below this attempt deadline; 2 retries on 5xx/429 (providers.md §0).
@@ -95,7 +95,7 @@ def _tavily(depth: str) -> VendorEngine:
         price_usd_per_1k=tavily.PRICE_USD_PER_1K[depth],
         settings={"extract_depth": depth},
         # The key's documented quota statuses stop the lane like a 402 (one list: the search module's).
-        policy=VENDOR_POLICY.with_overrides(extra_abort_statuses=tavily_search.ABORT_STATUSES),
+        policy=VENDOR_POLICY.with_overrides(extra_abort_statuses=tavily_vendor.ABORT_STATUSES),
     )
 
 
