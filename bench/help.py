@@ -58,6 +58,9 @@ EXAMPLES: dict[str, list[str]] = {
     "import qa-results": [
         "bench import qa-results dataset_simpleqa_raw_results_exa.csv --format nimble --lane exa",
         "bench import qa-results grades.csv --format csv --lane mine --grader-label gpt-4.1",
+        "bench import qa-results results.jsonl --format jsonl --lane mine --grader-label gpt-4o "
+        "--map question=problem,answer=predicted,grade=grade,latency_s=latency,cost_usd=cost",
+        "bench import qa-results logs/2026-12-05_simpleqa.eval --format inspect --lane gpt-4o-mini",
     ],
     "import corrections": ["bench import corrections corrections.csv"],
     "import regrade-qa": [

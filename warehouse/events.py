@@ -565,7 +565,9 @@ class ResearchCompleted(_ResearchAttempt):
     poll_interval_s: float | None = Field(default=None, ge=0)
     polls: int = Field(default=0, ge=0)
     cost_usd: float | None = Field(default=None, ge=0)
-    cost_basis: Literal["billed", "list_price", "estimate"] | None = None
+    # billed = the vendor reported it; imported = another harness's file stated it (we saw no
+    # bill). A widened literal: every earlier event stays valid as written.
+    cost_basis: Literal["billed", "list_price", "estimate", "imported"] | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
     source_event_ids: list[str] = Field(default_factory=list)
 
@@ -675,6 +677,9 @@ class ImportedItemFigure(Frozen):
     pass_rate: float | None = None
     axes: dict[str, float] = Field(default_factory=dict)  # Nimble per-axis scores, 0-1
     latency_s: float | None = None
+    # What the harness says answering the item cost, in USD (a QA row's cost column, inspect's
+    # model usage). Additive and optional: events written before it read as None.
+    cost_usd: float | None = Field(default=None, ge=0)
     runs: int = Field(default=0, ge=0)  # judge runs recorded for the item (Valyu runs[])
     error: str | None = None  # the file's own error for the item, when it has one
 

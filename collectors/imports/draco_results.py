@@ -305,7 +305,7 @@ def _inference_batch(source, parsed: ParsedResults, system, task_set, argv):
             finished_at=imported_at,
             wall_clock_ms=(record.latency_s or 0.0) * 1000,
             cost_usd=record.cost_usd,
-            cost_basis="billed" if record.cost_usd is not None else None,
+            cost_basis="imported" if record.cost_usd is not None else None,
             usage={"model": record.model} if record.model else {},
             source_event_ids=[file_event_id],
         )

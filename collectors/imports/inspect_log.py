@@ -55,7 +55,7 @@ class InspectSample:
     error: str | None
     latency_s: float | None
     llm: LlmCallRecord | None
-    cost_usd: float | None  # inspect's total_cost; no imported event holds a QA row's cost yet
+    cost_usd: float | None  # inspect's total_cost of the evaluated model's calls
 
 
 @dataclass

@@ -24,7 +24,7 @@ Stored grades are their own grader regime `imported:<format>:<grader label>`, ne
 
 What a row retrieved is recorded the way our lanes record a search (as `local-bm25` does): a
 `provider_call_completed` (stage "search", provider "imported", the request naming the file and
-record, the raw body the row's chunks as imported, no round trip: the file's latency stays in
+record, the raw body the row's chunks as imported, no round trip: the file's latency and cost stay in
 its item figures), then the `chunks_normalized` derived from it. The same dbt models then score
 the imported URLs with the same URL metrics (NDCG, recall, hit, MRR) as our lanes', and our
 roles can re-synthesise and re-grade the stored chunks (`collectors.imports.qa_regrade`).
@@ -100,6 +100,7 @@ class QaRow:
     error: str | None = None
     chunks: list[Chunk] = field(default_factory=list)
     latency_s: float | None = None
+    cost_usd: float | None = None  # what the file says answering the row cost, in USD
     llm: LlmCallRecord | None = None  # the answering model's call, when the file records it
 
 
@@ -270,8 +271,9 @@ def _simple_evals(source: SourceFile) -> ParsedQa:
 # --- per-row files with a column map (csv, jsonl) --------------------------------------------
 
 # Our fields a per-row file can carry. The latency's unit is named by the field: a map entry
-# latency_s=elapsed reads seconds, latency_ms=elapsed milliseconds.
-MAP_FIELDS = ("question", "answer", "grade", "urls", "latency_s", "latency_ms")
+# latency_s=elapsed reads seconds, latency_ms=elapsed milliseconds; cost_usd is US dollars for
+# the row.
+MAP_FIELDS = ("question", "answer", "grade", "urls", "latency_s", "latency_ms", "cost_usd")
 REQUIRED_FIELDS = ("question", "answer", "grade")
 LATENCY_FIELDS = ("latency_s", "latency_ms")
 
@@ -406,6 +408,13 @@ def _mapped_rows(
                 except ValueError as exc:
                     problems.add(line, mapping[name], str(exc))
                     ok = False
+        cost_usd = None
+        if "cost_usd" in mapping:
+            try:
+                cost_usd = _number(cell("cost_usd"))
+            except ValueError as exc:
+                problems.add(line, mapping["cost_usd"], str(exc))
+                ok = False
         try:
             urls = _urls(cell("urls"))
         except ValueError as exc:
@@ -421,6 +430,7 @@ def _mapped_rows(
                 grade=grade,
                 chunks=[Chunk(rank=r, url=u, title="", text="") for r, u in enumerate(urls, 1)],
                 latency_s=latency_s,
+                cost_usd=cost_usd,
             )
         )
     problems.check()
@@ -446,6 +456,7 @@ def _inspect(source: SourceFile) -> ParsedQa:
             landed=sample.error is None,
             error=sample.error,
             latency_s=sample.latency_s,
+            cost_usd=sample.cost_usd,
             llm=sample.llm,
         )
         for number, sample in enumerate(log.samples, start=1)
@@ -586,6 +597,7 @@ def import_qa_results(
                 item_id=question.item_id,
                 score=None if row.grade is None else float(row.grade == "A"),
                 latency_s=row.latency_s,
+                cost_usd=row.cost_usd,
                 error=row.error,
             )
             for row, question in joined

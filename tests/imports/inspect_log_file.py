@@ -7,6 +7,10 @@ of two scorers grades:
 * `simpleqa` — a scorer named `simpleqa_scorer` that stores a grader-role model's A/B/C letter
   as inspect_evals' original SimpleQA scorer does (a dict value), the grader `mockllm/grader`.
 
+With `prices` ({model: (USD per million input tokens, per million output tokens)}) the mock
+models are registered with that cost (`set_model_info`, removed afterwards), so inspect itself
+writes each call's `usage.total_cost`.
+
 About 1 s per log once inspect_ai is imported (its import takes a few seconds). inspect's traces
 and sample buffers go under `directory` (XDG_DATA_HOME), and its root log handler is removed
 afterwards. Usage: `write_inspect_log(tmp_path / "logs", questions[:6])` -> the log's path; then
@@ -30,6 +34,7 @@ def write_inspect_log(
     scorer: Literal["match", "simpleqa"] = "match",
     log_format: Literal["eval", "json"] = "eval",
     fail_last: bool = True,
+    prices: dict[str, tuple[float, float]] | None = None,
 ) -> Path:
     """The path of one finished log (`<directory>/<timestamp>_simpleqa-<scorer>_<id>.<format>`)
     over `questions` (QaQuestion: problem, gold_answer), in their order."""
@@ -38,16 +43,31 @@ def write_inspect_log(
     try:
         with pytest.MonkeyPatch.context() as patch:  # inspect's traces, buffers: not in $HOME
             patch.setenv("XDG_DATA_HOME", str(directory / ".inspect-data"))
-            return _write(directory, questions, scorer, log_format, fail_last)
+            return _write(directory, questions, scorer, log_format, fail_last, prices or {})
     finally:
         for handler in set(root.handlers) - set(handlers):  # inspect's trace handler: not for
             root.removeHandler(handler)  # the tests that run after this one in this process
 
 
-def _write(directory: Path, questions, scorer_name: str, log_format: str, fail_last: bool) -> Path:
+def _write(
+    directory: Path,
+    questions,
+    scorer_name: str,
+    log_format: str,
+    fail_last: bool,
+    prices: dict[str, tuple[float, float]],
+) -> Path:
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import (
+        ModelCost,
+        ModelInfo,
+        ModelOutput,
+        ModelUsage,
+        get_model,
+        set_model_info,
+    )
+    from inspect_ai.model._model_info import clear_model_info_cache
     from inspect_ai.scorer import Score, match, metric, scorer
     from inspect_ai.solver import generate, solver
 
@@ -112,23 +132,33 @@ def _write(directory: Path, questions, scorer_name: str, log_format: str, fail_l
         return solve
 
     grader = scorer_name == "simpleqa"
-    (log,) = eval(
-        Task(
-            dataset=[
-                Sample(input=q.problem, target=q.gold_answer, id=i) for i, q in enumerate(questions)
-            ],
-            solver=[fail_on_last(), generate()],
-            scorer=simpleqa_scorer() if grader else match(),
-            name=f"simpleqa_{scorer_name}",
-        ),
-        model=get_model("mockllm/model", custom_outputs=answer),
-        model_roles={"grader": get_model("mockllm/grader", custom_outputs=grade)}
-        if grader
-        else None,
-        log_dir=str(directory),
-        log_format=log_format,
-        display="none",
-        fail_on_error=False,  # the failing sample is recorded with its error; the eval finishes
-    )
+    for model, (per_input, per_output) in prices.items():
+        cost = ModelCost(
+            input=per_input, output=per_output, input_cache_write=0, input_cache_read=0
+        )
+        set_model_info(model, ModelInfo(cost=cost))
+    try:
+        (log,) = eval(
+            Task(
+                dataset=[
+                    Sample(input=q.problem, target=q.gold_answer, id=i)
+                    for i, q in enumerate(questions)
+                ],
+                solver=[fail_on_last(), generate()],
+                scorer=simpleqa_scorer() if grader else match(),
+                name=f"simpleqa_{scorer_name}",
+            ),
+            model=get_model("mockllm/model", custom_outputs=answer),
+            model_roles={"grader": get_model("mockllm/grader", custom_outputs=grade)}
+            if grader
+            else None,
+            log_dir=str(directory),
+            log_format=log_format,
+            display="none",
+            fail_on_error=False,  # the failing sample is recorded with its error; the eval finishes
+        )
+    finally:
+        if prices:
+            clear_model_info_cache()  # the registry is process-wide
     assert log.status == "success", log.error
     return Path(log.location)

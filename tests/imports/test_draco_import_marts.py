@@ -4,6 +4,7 @@ beside the imported one. Files are generated from the real DRACO test split (val
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,7 @@ def built(tmp_path_factory):
             "+draco_published_figures",
             "+fct_draco_imported_items",
             "+draco_regime_comparison",
+            "+draco_leaderboard",
         ],
         db,
         work,
@@ -75,6 +77,7 @@ def built(tmp_path_factory):
         "inference_run": inference_run,
         "log": log,
         "grading_file": grading_file,
+        "inference_file": inference_file,
     }
 
 
@@ -219,10 +222,22 @@ def test_importing_the_same_file_again_is_a_no_op(built):
     assert sum(1 for _ in built["log"].read()) == before
 
 
-def test_imported_report_cost_reaches_the_items_as_billed(built):
+def test_imported_report_cost_reaches_the_items_marked_imported(built):
     """An inference file's per-task cost (valyu `meta.cost`) is the research's cost, in the
     same column as our runs' (int_draco_items_scored.cost_usd, which fct_draco_items and the
-    leaderboard's cost_mean_usd read); a task the file has no report for costs nothing known."""
+    leaderboard's cost_mean_usd read), with basis `imported`: the file said so, nobody billed us
+    (it was `billed` before). A task the file has no report for costs nothing known."""
+    records = [json.loads(line) for line in Path(built["inference_file"]).read_text().splitlines()]
+    stated = [r["meta"]["cost"] for r in records if r.get("output") and not r.get("error")]
+    assert len(stated) == 20
+    research = [
+        event["payload"]
+        for _, event in built["log"].read()
+        if event["event_type"] == "research_completed"
+        and event["run_id"] == built["inference_run"].run_id
+    ]
+    assert sorted(r["cost_usd"] for r in research) == sorted(stated)
+    assert {r["cost_basis"] for r in research} == {"imported"}
     costs = rows(
         built["db"],
         "select research_state, cost_usd, cost_basis, count(*) as n "
@@ -231,8 +246,19 @@ def test_imported_report_cost_reaches_the_items_as_billed(built):
         [built["inference_run"].run_id],
     )
     reported = [r for r in costs if r["cost_usd"] is not None]
-    assert [(r["cost_usd"], r["cost_basis"], r["n"]) for r in reported] == [(2.5, "billed", 20)]
+    assert [(r["cost_usd"], r["cost_basis"], r["n"]) for r in reported] == [
+        (stated[0], "imported", len(stated))
+    ]
     assert sum(r["n"] for r in costs if r["cost_usd"] is None) == 80
+    (board,) = rows(
+        built["db"],
+        "select cost_mean_usd, cost_total_usd, n_items_costed, cost_basis "
+        "from marts.draco_leaderboard where run_id = ?",
+        [built["inference_run"].run_id],
+    )
+    assert board["cost_mean_usd"] == pytest.approx(sum(stated) / len(stated))
+    assert board["cost_total_usd"] == pytest.approx(sum(stated))
+    assert (board["n_items_costed"], board["cost_basis"]) == (len(stated), "imported")
 
 
 def test_imported_item_latency_reproduces_the_published_average(built):

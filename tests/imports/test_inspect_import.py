@@ -29,6 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 SIMPLEQA = REPO / ".." / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
 BENCH = Path(sys.executable).with_name("bench")
 N = 6
+# USD per million (input, output) tokens: the answering model's, and the grader's, which is not
+# the answer's cost and must not be counted in it
+PRICES = {"mockllm/model": (2.0, 8.0), "mockllm/grader": (100.0, 100.0)}
 
 
 def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -57,7 +60,11 @@ def logs(tmp_path_factory, questions):
     return {
         "match": write_inspect_log(directory / "match", questions, scorer="match"),
         "simpleqa": write_inspect_log(
-            directory / "simpleqa", questions, scorer="simpleqa", log_format="json"
+            directory / "simpleqa",
+            questions,
+            scorer="simpleqa",
+            log_format="json",
+            prices=PRICES,
         ),
     }
 
@@ -139,6 +146,40 @@ def test_inspect_logs_import_and_the_marts_reproduce_their_accuracy(tmp_path, lo
     assert stored.pop(None) == (None, None)  # the failed sample: no call on record
     assert stored == {sha256_hex(question.encode()): tokens for question, tokens in usage.items()}
     assert all(tokens_in == len(question) for question, (tokens_in, _) in usage.items())
+
+    # the cost inspect computed for the answering calls: each row's cost and the lane's price,
+    # held to the log's token counts x the prices the eval ran with (the grader's calls and the
+    # failed sample, which made no call, cost the answer nothing)
+    price_in, price_out = PRICES["mockllm/model"]
+    costs = {q: (i * price_in + o * price_out) / 1e6 for q, (i, o) in usage.items()}
+    from inspect_ai.log import read_eval_log
+
+    stated = {
+        s.input: s.model_usage["mockllm/model"].total_cost
+        for s in read_eval_log(str(logs["simpleqa"])).samples
+        if s.error is None
+    }
+    assert stated == {q: pytest.approx(c) for q, c in costs.items()}
+    with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
+        prices = {
+            lane: rest
+            for lane, *rest in con.execute(
+                "select lane, usd_per_1k, run_cost_usd, price_basis from marts.qa_leaderboard"
+            ).fetchall()
+        }
+        row_costs = dict(
+            con.execute(
+                "select problem, cost_usd from marts.fct_qa_answers "
+                "where lane = 'inspect_simpleqa' and cost_basis = 'imported'"
+            ).fetchall()
+        )
+    assert row_costs == {q: pytest.approx(c) for q, c in costs.items()}
+    assert prices["inspect_simpleqa"] == [
+        pytest.approx(1000 * sum(costs.values()) / len(costs)),
+        pytest.approx(sum(costs.values())),
+        "imported",
+    ]
+    assert prices["inspect_match"] == [None, None, None]  # a log without prices states no cost
 
 
 def test_a_json_and_an_eval_log_both_import(tmp_path, logs, questions):

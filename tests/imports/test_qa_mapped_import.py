@@ -1,9 +1,10 @@
 """`bench import qa-results --format jsonl|csv --map ...`: a per-row SimpleQA results file in the
 common shape (one JSON object per line, grade letters, latency in seconds) and a CSV with other
-column names (grade words, latency in ms, URLs) import without a conversion script, through the
-real CLI; the files are docs/examples/*, the very ones docs/imports.md shows. The marts dbt
-builds from them reproduce the accuracy and the latency percentiles computed here from the files
-(latency_source 'imported'); a file with three bad rows reports all three and writes nothing."""
+column names (grade words, latency in ms, URLs, a cost per row) import without a conversion
+script, through the real CLI; the files are docs/examples/*, the very ones docs/imports.md shows.
+The marts dbt builds from them reproduce the accuracy, the latency percentiles and the mean and
+total cost computed here from the files (latency_source / cost basis 'imported'); a file with
+three bad rows reports all three and writes nothing."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ EXAMPLES = REPO / "docs" / "examples"
 JSONL = EXAMPLES / "simpleqa_results.jsonl"
 CSV = EXAMPLES / "simpleqa_results.csv"
 JSONL_MAP = "question=problem,answer=predicted,grade=grade,latency_s=latency"
-CSV_MAP = "question=query,answer=response,grade=verdict,latency_ms=elapsed_ms,urls=sources"
+CSV_MAP = (
+    "question=query,answer=response,grade=verdict,latency_ms=elapsed_ms,urls=sources,cost_usd=usd"
+)
 
 
 def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -60,7 +63,7 @@ def test_docs_show_the_example_files_and_maps():
 
 
 @pytest.mark.slow  # runs `dbt build` through `bench import ... --score`
-def test_per_row_files_import_with_a_map_and_their_latency_reaches_the_marts(tmp_path):
+def test_per_row_files_import_with_a_map_and_their_latency_and_cost_reach_the_marts(tmp_path):
     home = tmp_path / "home"
     first = bench(
         home, "import", "qa-results", str(JSONL), "--format", "jsonl", "--lane", "mine",
@@ -112,6 +115,50 @@ def test_per_row_files_import_with_a_map_and_their_latency_reaches_the_marts(tmp
         ]
     assert board["mine"][-1] is None  # no URLs in the file: no retrieval metrics, not zeros
     assert board["theirs"][-1] is not None  # the mapped `sources` column is scored
+
+    # the CSV's `usd` column (cost_usd=usd): each row's cost, and the lane's price where our
+    # runs put a list price: 1000 x the mean per 1k, the sum for the run, basis 'imported'
+    costs = [float(row["usd"]) for row in rows]
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        prices = {
+            lane: rest
+            for lane, *rest in con.execute(
+                "select lane, usd_per_1k, run_cost_usd, price_basis, price_snapshot_date "
+                "from marts.qa_leaderboard"
+            ).fetchall()
+        }
+        row_costs = con.execute(
+            "select lane, cost_usd, cost_basis from marts.fct_qa_answers order by lane, sample_order"
+        ).fetchall()
+    usd_per_1k, run_cost, basis, snapshot = prices["theirs"]
+    assert usd_per_1k == pytest.approx(1000 * sum(costs) / len(costs))
+    assert run_cost == pytest.approx(sum(costs))
+    assert (basis, snapshot) == ("imported", None)
+    assert [(c, b) for lane, c, b in row_costs if lane == "theirs"] == [
+        (pytest.approx(c), "imported") for c in costs
+    ]
+    assert prices["mine"] == [None, None, None, None]  # the JSONL states no cost: none, not 0
+    assert {(c, b) for lane, c, b in row_costs if lane == "mine"} == {(None, None)}
+
+
+def test_bad_cost_cells_are_reported_in_the_one_wording(tmp_path):
+    """`FILE: line N: field X: problem`, X the file's column; every bad cell at once."""
+    lines = CSV.read_text().splitlines()
+    header, rows = lines[0], lines[1:]
+    bad = [rows[0].rsplit(",", 1)[0] + ",cheap", rows[1].rsplit(",", 1)[0] + ",-0.5", rows[2]]
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join([header, *bad]) + "\n")
+    proc = bench(
+        tmp_path / "home", "import", "qa-results", str(path), "--format", "csv", "--lane",
+        "theirs", "--map", CSV_MAP, "--no-score",
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    message = " ".join(proc.stderr.split())
+    assert f"{path}: 2 problem(s):" in message
+    assert f"{path}: line 2: field usd: expected a number, got text 'cheap'" in message
+    assert f"{path}: line 3: field usd: expected a number >= 0" in message
+    log_dir = tmp_path / "home" / "log"
+    assert not log_dir.exists() or not any(p.stat().st_size for p in log_dir.rglob("*.jsonl"))
 
 
 def test_three_bad_rows_are_reported_at_once_and_nothing_is_written(tmp_path):

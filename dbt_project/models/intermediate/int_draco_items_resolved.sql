@@ -10,6 +10,8 @@
 --   * else 'missing' (no terminal research event yet).
 -- Cost of the resolved completion: its cost_usd with its cost_basis when reported, else the
 -- research_prices seed price of the lane with that basis; failed and missing items cost NULL.
+-- A cost an import run recorded is the file's own figure: basis 'imported', whatever the event
+-- says (imports written before the 'imported' basis existed said 'billed').
 with
 
 runs as (
@@ -207,6 +209,7 @@ final as (
             when completed.research_event_id is not null then prices.usd_per_task
         end as cost_usd,
         case
+            when completed.cost_usd is not null and runs.run_source = 'import' then 'imported'
             when completed.cost_usd is not null then completed.cost_basis
             when completed.research_event_id is not null and prices.usd_per_task is not null
                 then prices.basis
@@ -223,6 +226,7 @@ final as (
     left join completed on resolved.research_event_id = completed.research_event_id
     left join reports on resolved.report_event_id = reports.report_event_id
     left join prices on resolved.lane = prices.lane
+    left join runs on resolved.run_id = runs.run_id
 
 )
 

@@ -1,5 +1,5 @@
 -- One row per deep-research run (run_started.benchmark draco | rubric): dataset and lanes as
--- configured.
+-- configured; run_source engine | import.
 with
 
 runs as (
@@ -15,6 +15,7 @@ final as (
         run_id,
         run_started_event_id,
         benchmark,
+        run_source,
         dataset_name,
         dataset_sha256,
         dataset_revision,

@@ -85,6 +85,8 @@ final as (
         graded.round_trip_ms,
         graded.latency_source,
         graded.whole_call_ms,
+        graded.cost_usd,
+        graded.cost_basis,
         graded.search_event_id,
         graded.chunks_event_id,
         graded.answer_event_id,

@@ -10,7 +10,9 @@
 --     bound to the event they derive from, never mixed across attempts).
 --   * latency: the search call's round trip as we timed it (latency_source 'measured'); an
 --     imported row, whose call we never timed, carries the file's own per-row latency instead
---     (int_qa_imported_latencies, latency_source 'imported'); null when neither exists.
+--     (int_qa_imported_figures, latency_source 'imported'); null when neither exists.
+--   * cost: only an imported row states one (our runs price a lane per 1k in qa_leaderboard):
+--     the file's own per-row cost_usd, cost_basis 'imported'; null otherwise.
 with
 
 questions as (
@@ -101,9 +103,9 @@ chunk_events as (
 
 ),
 
-imported_latencies as (
+imported_figures as (
 
-    select * from {{ ref('int_qa_imported_latencies') }}
+    select * from {{ ref('int_qa_imported_figures') }}
 
 ),
 
@@ -177,11 +179,13 @@ final as (
         search_resolved.search_class,
         search_resolved.status_code as search_status_code,
         search_resolved.queue_wait_ms,
-        coalesce(search_resolved.round_trip_ms, imported_latencies.latency_ms) as round_trip_ms,
+        coalesce(search_resolved.round_trip_ms, imported_figures.latency_ms) as round_trip_ms,
         case
             when search_resolved.round_trip_ms is not null then 'measured'
-            when imported_latencies.latency_ms is not null then 'imported'
+            when imported_figures.latency_ms is not null then 'imported'
         end as latency_source,
+        imported_figures.cost_usd,
+        case when imported_figures.cost_usd is not null then 'imported' end as cost_basis,
         search_resolved.whole_call_ms,
         chunks_resolved.chunks_event_id,
         chunks_resolved.n_chunks
@@ -198,10 +202,10 @@ final as (
         on grid.run_id = chunks_resolved.run_id
             and grid.lane = chunks_resolved.lane
             and grid.item_id = chunks_resolved.item_id
-    left join imported_latencies
-        on grid.run_id = imported_latencies.run_id
-            and grid.lane = imported_latencies.lane
-            and grid.item_id = imported_latencies.item_id
+    left join imported_figures
+        on grid.run_id = imported_figures.run_id
+            and grid.lane = imported_figures.lane
+            and grid.item_id = imported_figures.item_id
 
 )
 

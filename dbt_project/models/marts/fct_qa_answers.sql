@@ -50,6 +50,8 @@ final as (
         round_trip_ms,
         latency_source,
         whole_call_ms,
+        cost_usd,
+        cost_basis,
         search_event_id,
         chunks_event_id,
         answer_event_id,

@@ -10,8 +10,11 @@
 -- Latency: p50 / p95 (interpolated) of the provider round trip of landed search calls; for an
 -- imported file, of the file's own per-row latency (latency_source 'imported': the harness
 -- timed it, we did not; 'measured' = ours; 'mixed' never arises within one run and lane).
--- Cost: usd_per_1k from the lane_prices seed, or scoring_var('lane_price_overrides') (basis
--- 'override'); run_cost_usd = usd_per_1k x attempted / 1000.
+-- Cost: usd_per_1k from scoring_var('lane_price_overrides') (basis 'override'), else for an
+-- imported file whose rows state their cost 1000 x the mean per-row cost_usd over the attempted
+-- rows that state one (basis 'imported': the harness's figures, not a bill or a price of ours),
+-- else the lane_prices seed. run_cost_usd = usd_per_1k x attempted / 1000; for 'imported' the
+-- sum of the stated costs (the file's own total: a row without a cost is not guessed).
 with
 
 answers as (
@@ -80,6 +83,12 @@ per_lane as (
         {%- endfor %}
         {{ stable_avg('llm_precision_10', order_by='sample_order, item_id', where='landed') }}
             as llm_precision_10,
+        {{ stable_avg('cost_usd', order_by='sample_order, item_id',
+            where="(landed or outcome = 'failed') and cost_usd is not null") }}
+            as imported_cost_mean_usd,
+        {{ stable_sum('cost_usd', order_by='sample_order, item_id',
+            where="(landed or outcome = 'failed') and cost_usd is not null") }}
+            as imported_cost_total_usd,
         quantile_cont(round_trip_ms, 0.5) filter (where landed) as latency_p50_ms,
         quantile_cont(round_trip_ms, 0.95) filter (where landed) as latency_p95_ms,
         case
@@ -159,11 +168,24 @@ final as (
         rates.latency_p50_ms,
         rates.latency_p95_ms,
         rates.latency_source,
-        coalesce(overrides.usd_per_1k, prices.usd_per_1k) as usd_per_1k,
-        coalesce(overrides.usd_per_1k, prices.usd_per_1k)
-        * (rates.n_landed + rates.n_failed) / 1000.0 as run_cost_usd,
-        prices.price_snapshot_date,
-        case when overrides.lane is not null then 'override' else prices.basis end as price_basis,
+        coalesce(
+            overrides.usd_per_1k, rates.imported_cost_mean_usd * 1000.0, prices.usd_per_1k
+        ) as usd_per_1k,
+        case
+            when overrides.lane is null and rates.imported_cost_total_usd is not null
+                then rates.imported_cost_total_usd
+            else coalesce(overrides.usd_per_1k, prices.usd_per_1k)
+                * (rates.n_landed + rates.n_failed) / 1000.0
+        end as run_cost_usd,
+        case
+            when overrides.lane is not null or rates.imported_cost_mean_usd is null
+                then prices.price_snapshot_date
+        end as price_snapshot_date,
+        case
+            when overrides.lane is not null then 'override'
+            when rates.imported_cost_mean_usd is not null then 'imported'
+            else prices.basis
+        end as price_basis,
         '{{ baseline | replace("'", "''") }}' as baseline_lane,
         significance.p_adjusted as accuracy_p_adjusted,
         bootstrapped.bootstrap_seed,
