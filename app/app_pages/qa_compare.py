@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from app import data, ui
+from app.data import compare
 
 st.title("Lane vs lane")
 ui.require_qa_snapshot()
@@ -39,6 +40,18 @@ with b_col:
     lane_b = ui.pick("Lane B", b_options, "qa_cmp_b", "b")
 if lane_a == lane_b:
     ui.stop_with("Pick two different lanes.")
+
+across = urlencode(
+    {
+        "family": "qa",
+        "a": compare.side_key(run_id, lane_a, grader_id),
+        "b": compare.side_key(run_id, lane_b, grader_id),
+    }
+)
+st.markdown(
+    f"Another run, another grader regime or an imported file on one side: "
+    f"[compare runs](run_compare?{across})."
+)
 
 pairs = data.qa_compare(run_id, grader_id, lane_a, lane_b)
 counts = pairs["result"].value_counts()

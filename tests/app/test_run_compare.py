@@ -418,3 +418,31 @@ def test_draco_sides_across_judge_regimes_and_the_marts_own_pair(draco: DracoSna
     assert (pd.isna(test["p_wilcoxon"]) and pd.isna(stored["p_wilcoxon"])) or test[
         "p_wilcoxon"
     ] == pytest.approx(stored["p_wilcoxon"])
+
+
+def test_lane_vs_lane_links_to_the_same_pair_with_the_same_counts(snap: CompareSnapshot) -> None:
+    app = snap.app
+    run1 = app.qa_run_ids[0]
+    at = open_page(
+        "app_pages/qa_compare.py",
+        {"run": run1, "grader": app.grader_id, "a": "brave_search", "b": app.baseline},
+    )
+    (link,) = [
+        m.value.split("](", 1)[1].rstrip(").") for m in at.markdown if "compare runs" in m.value
+    ]
+    target = urlparse(link)
+    assert target.path == "run_compare"
+    query = {k: v[0] for k, v in parse_qs(target.query).items()}
+    assert query == {
+        "family": "qa",
+        "a": side(run1, "brave_search", app.grader_id),
+        "b": side(run1, app.baseline, app.grader_id),
+    }
+    within_run = {
+        m.label: int(m.value)
+        for m in at.metric
+        if "wins" in m.label or m.label in ("Ties", "Unpaired")
+    }
+    across = shown_metrics(open_page(COMPARE_PAGE, query))
+    for label in ("A wins", "B wins", "Ties", "Unpaired"):
+        assert across[label] == within_run[label], label
