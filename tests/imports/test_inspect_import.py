@@ -135,6 +135,25 @@ def test_inspect_logs_import_and_the_marts_reproduce_their_accuracy(tmp_path, lo
         assert source == "imported"
         assert mrr is None  # an inspect log records no retrieval: no URL metrics, not zeros
 
+    # the log's own metric beside our recomputation (qa_published_figures): inspect's accuracy()
+    # for match(), the `correct` metric of the SimpleQA scorer, both read back here from the logs
+    with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
+        published = con.execute(
+            "select lane, metric, published_as, published_value, recomputed_value, matches_4dp, "
+            "n_questions from marts.qa_published_figures order by lane"
+        ).fetchall()
+    expected = []
+    for lane, name, path in (
+        ("inspect_match", "match", "$.metrics.accuracy"),
+        ("inspect_simpleqa", "simpleqa", "$.metrics.correct"),
+    ):
+        accuracy, _, _, inspect_accuracy, _ = expected_from(logs[name])
+        metric = "strict_accuracy" if name == "match" else "is_correct"
+        expected.append(
+            (lane, metric, path, pytest.approx(inspect_accuracy), pytest.approx(accuracy), True, N)
+        )
+    assert published == expected
+
     # the answering model's usage is on the imported answers (not the grader's: 9 in, 1 out)
     _, _, usage, _, _ = expected_from(logs["simpleqa"])
     stored = {}
