@@ -427,6 +427,7 @@ def _nimble_item(
             score=number_or_none(record.get("overall"), source, f"{where}.overall"),
             axes=axes,
             latency_s=number_or_none(record.get("latency_s"), source, f"{where}.latency_s"),
+            cost_usd=_cost(record.get("cost_usd")),
             runs=0 if error else 1,
             error=error,
         ),
@@ -506,7 +507,9 @@ def _nimble_item(
 
 CSV_REQUIRED = ("task_id", "verdict")
 CSV_CRITERION = ("criterion_position", "criterion_id")  # exactly one of them
-CSV_OPTIONAL = ("sample", "justification", "latency_s")  # latency_s: the task's, seconds
+# latency_s (seconds) and cost_usd (US dollars): the task's report's, the same on each row given
+CSV_OPTIONAL = ("sample", "justification", "latency_s", "cost_usd")
+TASK_FIGURES = (("latency_s", "latency", "seconds"), ("cost_usd", "cost", "US dollars"))
 
 
 def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults:
@@ -527,7 +530,8 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
     key = by[0]
     problems = FileProblems(source.path)
     cells: dict[str, dict[int, dict[int, tuple[str, str | None]]]] = {}
-    latencies: dict[str, tuple[float, int]] = {}  # task -> (latency_s, the line that gave it)
+    # column -> task -> (value, the line that gave it)
+    task_figures: dict[str, dict[str, tuple[float, int]]] = {c: {} for c, _, _ in TASK_FIGURES}
     unmatched: list[str] = []
     line = reader.line_num + 1
     for row in reader:
@@ -564,21 +568,27 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
         except ValueError as exc:
             problems.add(here, "sample", str(exc))
             continue
-        try:
-            latency = _latency_cell(row.get("latency_s"))
-        except ValueError as exc:
-            problems.add(here, "latency_s", str(exc))
-            continue
-        if latency is not None:
-            first = latencies.setdefault(task_id, (latency, here))
-            if first[0] != latency:
+        figure_ok = True
+        for column, name, unit in TASK_FIGURES:
+            try:
+                value = _number_cell(row.get(column), unit)
+            except ValueError as exc:
+                problems.add(here, column, str(exc))
+                figure_ok = False
+                continue
+            if value is None:
+                continue
+            first = task_figures[column].setdefault(task_id, (value, here))
+            if first[0] != value:
                 problems.add(
                     here,
-                    "latency_s",
-                    f"task {task_id}: {latency:g} differs from {first[0]:g} on line {first[1]} "
-                    "(one latency per task: its report's)",
+                    column,
+                    f"task {task_id}: {value:g} differs from {first[0]:g} on line {first[1]} "
+                    f"(one {name} per task: its report's)",
                 )
-                continue
+                figure_ok = False
+        if not figure_ok:
+            continue
         verdict = (row.get("verdict") or "").strip().upper()
         if verdict not in ("MET", "UNMET"):
             problems.add(
@@ -603,7 +613,8 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
                 item_id=task_id,
                 domain=task.domain,
                 runs=len(samples),
-                latency_s=latencies[task_id][0] if task_id in latencies else None,
+                latency_s=task_figures["latency_s"].get(task_id, (None,))[0],
+                cost_usd=task_figures["cost_usd"].get(task_id, (None,))[0],
             ),
         )
         for sample in sorted(samples):
@@ -633,15 +644,15 @@ def _long_csv(source: SourceFile, tasks: dict[str, RubricTask]) -> ParsedResults
     return parsed
 
 
-def _latency_cell(value: str | None) -> float | None:
+def _number_cell(value: str | None, unit: str) -> float | None:
     if value is None or not value.strip():
         return None
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"expected seconds (a number), got {kind(value)}") from None
+        raise ValueError(f"expected {unit} (a number), got {kind(value)}") from None
     if not number >= 0 or number == float("inf"):
-        raise ValueError(f"expected seconds >= 0, got {kind(value)}")
+        raise ValueError(f"expected {unit} >= 0, got {kind(value)}")
     return number
 
 

@@ -5,6 +5,7 @@
 --   status 'scored' = at least one judge run; 'failed' = the file records the item without
 --   runs (an error): score 0.0, as the file's own overall counts it.
 --   domain = the file's domain for the item (what its domain figures group by), else the task's.
+--   latency_s / cost_usd = the file's own figures for the item's report (seconds, US dollars).
 with
 
 files as (
@@ -32,6 +33,7 @@ figures as (
         cast(figure.value ->> 'score' as double) as published_score,
         cast(figure.value ->> 'pass_rate' as double) as published_pass_rate,
         cast(figure.value ->> 'latency_s' as double) as latency_s,
+        cast(figure.value ->> 'cost_usd' as double) as cost_usd,
         figure.value ->> 'error' as file_error,
         cast(figure.key as bigint) as file_order
     from files, json_each(files.item_figures) as figure
@@ -74,6 +76,7 @@ final as (
         figures.published_score,
         figures.published_pass_rate,
         figures.latency_s,
+        figures.cost_usd,
         figures.file_error,
         figures.file_event_id,
         tasks.task_event_id,

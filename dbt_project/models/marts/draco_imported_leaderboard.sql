@@ -6,6 +6,8 @@
 --   errored items at 0.0), published_* from its header (NULL when it has none, e.g. Nimble / CSV);
 --   score_mean_all_tasks = our rule (methodology 1.3, flaw 5.2): every task of the dataset
 --   counts, a task the file has no record for at 0.0;
+--   latency_mean_s / cost_mean_usd = the file's per-item report latency and cost (imported:
+--   the harness's figures), the cost averaged over the n_items_costed items that state one;
 --   n_unmatched / unmatched_ids = file ids that are no task of the dataset; n_absent /
 --   absent_ids = dataset tasks missing from the file; n_duplicate = ids the file repeats.
 with
@@ -66,7 +68,10 @@ per_lane as (
         {{ stable_avg('pass_rate', order_by='file_order') }} as pass_rate_mean,
         {{ stable_avg('factual_accuracy', order_by='file_order') }} as factual_accuracy_mean,
         {{ stable_sum('score', order_by='file_order') }} as score_sum,
-        {{ stable_avg('latency_s', order_by='file_order') }} as latency_mean_s
+        {{ stable_avg('latency_s', order_by='file_order') }} as latency_mean_s,
+        {{ stable_avg('cost_usd', order_by='file_order', where='cost_usd is not null') }}
+            as cost_mean_usd,
+        count(cost_usd) as n_items_costed
     from items
     group by run_id, lane, judge_id
 
@@ -98,6 +103,8 @@ final as (
         tasks.n_tasks,
         per_lane.latency_mean_s,
         cast(files.header ->> 'avg_latency_s' as double) as published_latency_mean_s,
+        per_lane.cost_mean_usd,
+        per_lane.n_items_costed,
         cast(files.header ->> 'runs_per_item' as bigint) as published_runs_per_item,
         cast(files.header ->> 'n_items' as bigint) as published_n_items,
         len(files.unmatched_ids) as n_unmatched,

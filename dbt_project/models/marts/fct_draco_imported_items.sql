@@ -30,6 +30,7 @@ final as (
         pass_rate - published_pass_rate as pass_rate_difference,
         factual_accuracy,
         latency_s,
+        cost_usd,
         file_error,
         file_event_id,
         task_event_id,
