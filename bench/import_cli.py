@@ -150,7 +150,8 @@ def register(
                 "--map",
                 help="csv / jsonl: FIELD=COLUMN,... naming the file's columns for question, "
                 "answer, grade (A/B/C or correct/incorrect/not_attempted) and optional urls, "
-                "latency_s or latency_ms (the unit is the field's). Unmapped fields are read from "
+                "latency_s or latency_ms (the unit is the field's), cost_usd (US dollars per "
+                "row). Unmapped fields are read from "
                 "the column of the same name.",
             ),
         ] = None,
