@@ -9,10 +9,9 @@ select
     payload ->> 'item_id' as item_id,
     payload ->> 'criterion_id' as criterion_id,
     payload ->> 'weight' as weight_as_logged
-from {{ ref('stg_events') }}
+from ({{ staged_events('rubric_criterion_registered', new_only=false) }}) as criteria
 where
-    event_type = 'rubric_criterion_registered'
-    and not coalesce(
+    not coalesce(
         abs(try_cast(payload ->> 'weight' as double)) <= 10000
         and try_cast(payload ->> 'weight' as bigint) is not null,
         false

@@ -6,9 +6,8 @@ with
 
 runs as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'run_started'
-        and (payload ->> 'benchmark') in {{ qa_benchmarks() }}
+    select * from ({{ staged_events('run_started', new_only=false) }}) as run_started
+    where (payload ->> 'benchmark') in {{ qa_benchmarks() }}
 
 ),
 

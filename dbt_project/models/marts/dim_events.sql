@@ -1,13 +1,14 @@
 -- One row per event: the envelope and payload, for lineage. Appended to, never rebuilt
--- (macros/incremental_events.sql): a build copies only the events it has not seen.
+-- (macros/incremental_events.sql): a build copies only the events it has not seen. The payload
+-- comes from raw.events (macros/staged_events.sql): staging keeps no copy of it (issue #26).
 {{ config(materialized='incremental', unique_key='event_id', incremental_strategy='append') }}
 
 with
 
 events as (
 
-    select * from {{ ref('stg_events') }}
-    {%- if is_incremental() %} as source
+    select * from ({{ staged_events(new_only=false) }}) as source
+    {%- if is_incremental() %}
     where _load_id >= {{ first_unseen_load_id(ref('stg_events'), 'event_id', 'event_id') }}
         and not exists (select 1 from {{ this }} as seen where seen.event_id = source.event_id)
     {%- endif %}

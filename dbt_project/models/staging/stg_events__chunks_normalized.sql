@@ -4,8 +4,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'chunks_normalized'{{ only_new_loads() }}
+    {{ staged_events('chunks_normalized') }}
 
 ),
 

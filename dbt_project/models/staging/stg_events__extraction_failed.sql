@@ -2,8 +2,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'extraction_failed'{{ only_new_loads() }}
+    {{ staged_events('extraction_failed') }}
 
 ),
 

@@ -6,8 +6,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'imported_file_registered'{{ only_new_loads() }}
+    {{ staged_events('imported_file_registered') }}
 
 ),
 

@@ -5,8 +5,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'imported_verdict'{{ only_new_loads() }}
+    {{ staged_events('imported_verdict') }}
 
 ),
 

@@ -4,8 +4,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'item_excluded'{{ only_new_loads() }}
+    {{ staged_events('item_excluded') }}
 
 ),
 

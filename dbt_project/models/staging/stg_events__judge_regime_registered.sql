@@ -5,8 +5,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'judge_regime_registered'{{ only_new_loads() }}
+    {{ staged_events('judge_regime_registered') }}
 
 ),
 

@@ -18,8 +18,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'judge_verdict'{{ only_new_loads() }}
+    {{ staged_events('judge_verdict') }}
 
 ),
 

@@ -2,8 +2,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'live_extraction_recorded'{{ only_new_loads() }}
+    {{ staged_events('live_extraction_recorded') }}
 
 ),
 

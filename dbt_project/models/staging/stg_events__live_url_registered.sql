@@ -2,8 +2,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'live_url_registered'{{ only_new_loads() }}
+    {{ staged_events('live_url_registered') }}
 
 ),
 

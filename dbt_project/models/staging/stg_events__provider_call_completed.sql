@@ -2,8 +2,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'provider_call_completed'{{ only_new_loads() }}
+    {{ staged_events('provider_call_completed') }}
 
 ),
 

@@ -3,8 +3,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'report_normalized'{{ only_new_loads() }}
+    {{ staged_events('report_normalized') }}
 
 ),
 

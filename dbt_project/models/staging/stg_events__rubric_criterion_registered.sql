@@ -3,14 +3,14 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'rubric_criterion_registered'{{ only_new_loads() }}
+    select staged.* from ({{ staged_events('rubric_criterion_registered') }}) as staged
+    where
         -- Defensive: a weight outside the collectors' bound (warehouse/events.py
         -- MAX_RUBRIC_WEIGHT; an event written before the bound existed) would overflow every
         -- sum downstream. Only its own row is left out, loudly: the data test
         -- assert_rubric_weights_in_range lists it until an `item_excluded` correction.
-        and abs(try_cast(payload ->> 'weight' as double)) <= 10000
-        and try_cast(payload ->> 'weight' as bigint) is not null
+        abs(try_cast(staged.payload ->> 'weight' as double)) <= 10000
+        and try_cast(staged.payload ->> 'weight' as bigint) is not null
 
 ),
 

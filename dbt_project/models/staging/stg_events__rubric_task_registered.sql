@@ -3,8 +3,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'rubric_task_registered'{{ only_new_loads() }}
+    {{ staged_events('rubric_task_registered') }}
 
 ),
 

@@ -4,8 +4,7 @@ with
 
 source as (
 
-    select * from {{ ref('stg_events') }}
-    where event_type = 'verdict_superseded'{{ only_new_loads() }}
+    {{ staged_events('verdict_superseded') }}
 
 ),
 
