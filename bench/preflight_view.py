@@ -22,7 +22,9 @@ def verdict(status: str) -> str:
 
 
 def detail(status: str, text: str) -> str:
-    """The probe's detail; an HTTP error code on a passing probe is said to be expected."""
-    if status == "ok" and "HTTP 4" in text:
+    """The probe's detail; a bare HTTP error code on a passing probe is said to be expected (a
+    detail that already explains its status, as the answer lanes' "reachable, key not refused
+    (HTTP 404 ...; key validity not proven)", is kept: "key accepted" would overstate it)."""
+    if status == "ok" and text.strip().startswith("HTTP 4"):
         return f"key accepted; the probe's {text.strip()} is the expected answer"
     return text

@@ -19,3 +19,9 @@ def test_failures_keep_their_detail_and_read_as_failures() -> None:
     assert "key refused" in verdict("auth_failed")
     assert detail("auth_failed", "HTTP 401") == "HTTP 401"
     assert verdict("something-new") == "something-new"
+
+
+def test_a_detail_that_explains_its_404_is_kept_as_the_collector_wrote_it() -> None:
+    # collectors/qa/answer_lanes.py: a 404 shows the key was not refused, not that it is valid
+    text = "reachable, key not refused (HTTP 404 for an unknown run id; key validity not proven)"
+    assert detail("ok", text) == text
