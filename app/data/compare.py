@@ -3,7 +3,9 @@
 QA sides come from `fct_qa_answers` (an imported SimpleQA file is a run of its own, its rows
 joined to the dataset's questions by text, so they carry the dataset's item ids); DRACO sides
 from `fct_draco_items` (our judging, of our runs or of imported reports) and
-`fct_draco_imported_items` (an imported file's own verdicts). Two sides are paired by item id.
+`fct_draco_imported_items` (an imported file's own verdicts); extraction sides (run or imported
+predictions, system; no regime: the scoring is deterministic) from `fct_extraction_pages`. Two
+sides are paired by item id.
 
 The paired test is the one the significance marts run (dbt_project/python/bench_stats.py,
 `paired_ttest`, `paired_wilcoxon`), called here on a pair no mart precomputed: one statistic,
@@ -305,6 +307,100 @@ def draco_cross_compare(
     return _query(_DRACO_CROSS_SQL, run_a, lane_a, judge_a, run_b, lane_b, judge_b)
 
 
+# --- extraction ------------------------------------------------------------------------------
+
+# One row per (run or imported predictions, system) with scored pages.
+_EXTRACTION_SIDES_SQL = """
+select
+    pages.run_id,
+    pages.system,
+    any_value(pages.system_version) as system_version,
+    any_value(pages.dataset_sha256) as dataset_sha256,
+    any_value(runs.dataset_name) as dataset_name,
+    coalesce(any_value(runs.run_source), 'engine') = 'import' as imported,
+    any_value(runs.started_at) as started_at,
+    count(distinct pages.item_id) as n_items
+from marts.fct_extraction_pages as pages
+left join marts.dim_runs as runs on runs.run_id = pages.run_id
+group by pages.run_id, pages.system
+order by any_value(runs.started_at) desc nulls last, pages.run_id, pages.system
+"""
+
+# The per-page value is the page's shingle F1 (2PR / (P + R) of its shingle precision and
+# recall; 0 when P + R = 0), the benchmark's per-page metric and the item browser's score. A
+# failed page (the engine's failure, a prediction the file lacks) is a terminal result and
+# scores 0, as every leaderboard counts it; a missing page (no terminal event yet: an
+# interrupted or running run) has no value and leaves the page unpaired.
+_EXTRACTION_CROSS_SQL = """
+with
+pages as (
+    select
+        run_id,
+        system,
+        item_id,
+        position,
+        url,
+        outcome,
+        error_class,
+        useful_success,
+        case when outcome <> 'missing' then page_precision end as page_precision,
+        case when outcome <> 'missing' then page_recall end as page_recall,
+        case
+            when outcome = 'missing' then null
+            when outcome <> 'completed' or page_precision + page_recall = 0 then 0.0
+            else 2 * page_precision * page_recall / (page_precision + page_recall)
+        end as page_f1
+    from marts.fct_extraction_pages
+),
+a as (select * from pages where run_id = ? and system = ?),
+b as (select * from pages where run_id = ? and system = ?)
+select
+    coalesce(a.item_id, b.item_id) as item_id,
+    coalesce(a.position, b.position) as position,
+    coalesce(a.url, b.url) as url,
+    a.item_id is not null and b.item_id is not null as shared,
+    a.page_f1 is not null and b.page_f1 is not null as paired,
+    a.outcome as outcome_a,
+    a.error_class as error_a,
+    a.useful_success as useful_a,
+    a.page_precision as precision_a,
+    a.page_recall as recall_a,
+    a.page_f1 as value_a,
+    b.outcome as outcome_b,
+    b.error_class as error_b,
+    b.useful_success as useful_b,
+    b.page_precision as precision_b,
+    b.page_recall as recall_b,
+    b.page_f1 as value_b,
+    a.page_f1 - b.page_f1 as diff,
+    case
+        when a.item_id is null or b.item_id is null then 'not shared'
+        when a.page_f1 is null or b.page_f1 is null then 'unpaired'
+        when a.page_f1 > b.page_f1 then 'win'
+        when a.page_f1 < b.page_f1 then 'loss'
+        else 'tie'
+    end as result
+from a
+full outer join b on a.item_id = b.item_id
+order by a.item_id is null or b.item_id is null, position nulls last, item_id
+"""
+
+
+def extraction_sides() -> pd.DataFrame:
+    """Every extraction side (run_id, system): an engine run's system or imported predictions
+    (`bench import extraction-predictions`), with its dataset and number of pages; newest run
+    first."""
+    return _query(_EXTRACTION_SIDES_SQL)
+
+
+def extraction_cross_compare(run_a: str, system_a: str, run_b: str, system_b: str) -> pd.DataFrame:
+    """Per page of either side: outcome, shingle precision/recall and page shingle F1
+    (value_a/value_b, 0-1; failed pages 0, missing pages undefined), diff = A − B and the result
+    for A: `win`|`loss`|`tie` by page F1, `unpaired` when a side has no terminal result for the
+    page yet (missing), `not shared` when only one side has the page (listed last)."""
+    return _query(_EXTRACTION_CROSS_SQL, run_a, system_a, run_b, system_b)
+
+
 # --- the tally and the paired test (not queries) -------------------------------------------
 
 
@@ -353,12 +449,14 @@ def paired_tally(pairs: pd.DataFrame) -> PairedTally:
     )
 
 
-def side_key(run_id: str, lane: str, regime: str) -> str:
-    """One side as one deep-link value: run|lane|regime."""
-    return SIDE_SEPARATOR.join((run_id, lane, regime))
+def side_key(run_id: str, lane: str, regime: str = "") -> str:
+    """One side as one deep-link value: run|lane|regime, or run|system where there is no regime
+    (extraction)."""
+    return SIDE_SEPARATOR.join((run_id, lane, regime) if regime else (run_id, lane))
 
 
 def parse_side(key: str) -> tuple[str, str, str]:
-    """The (run_id, lane, regime) of a `side_key` (a lane or regime may not contain '|')."""
-    run_id, lane, regime = key.split(SIDE_SEPARATOR, 2)
-    return run_id, lane, regime
+    """The (run_id, lane, regime) of a `side_key`, regime "" when it has none (a lane or regime
+    may not contain '|')."""
+    run_id, lane, *regime = key.split(SIDE_SEPARATOR, 2)
+    return run_id, lane, regime[0] if regime else ""

@@ -2,11 +2,12 @@
 import, lane, grader/judge regime) on the items they share, the series' run-over-run change
 question by question, and imported QA results beside our own lanes.
 
-Snapshots from REAL events and a real dbt build: the app snapshot (a two-run QA series,
-tests/app/fixture_app_snapshot.py) with a SimpleQA results file on its five questions imported
-through the real `bench import qa-results` (built once here), and the DRACO snapshot (one run,
-two systems, several judge regimes). Expectations are recounted from the marts with plain DuckDB
-and scipy, never through app.data.
+Snapshots from REAL events and a real dbt build: the app snapshot (a two-run QA series and two
+extraction runs, tests/app/fixture_app_snapshot.py) with a SimpleQA results file on its five
+questions imported through the real `bench import qa-results` and an extractor's predictions on
+the `app-articles` pages through the real `bench import extraction-predictions` (both built once
+here, in one build), and the DRACO snapshot (one run, two systems, several judge regimes).
+Expectations are recounted from the marts with plain DuckDB and scipy, never through app.data.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import duckdb
 import pandas as pd
 import pytest
 from app_harness import APP_SCRIPT, TIMEOUT_S, snapshot_rows
-from fixture_app_snapshot import AppSnapshot, app_snapshot
+from fixture_app_snapshot import CORPORA, AppSnapshot, app_snapshot
 from fixture_draco_snapshot import DracoSnapshot, draco_snapshot
 from fixture_draco_snapshot import install as install_draco
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 from tests.shared_build import built_once
+from warehouse.metric_scales import MISSING
 
 pytestmark = pytest.mark.slow  # real runs -> dlt -> dbt -> publish, and a real import + build
 
@@ -39,6 +42,8 @@ BENCH = Path(sys.executable).with_name("bench")
 IMPORT_LANE = "their_harness"
 IMPORT_MAP = "question=problem,answer=predicted,grade=grade,latency_s=latency"
 COMPARE_PAGE = "app_pages/run_compare.py"
+PREDICTIONS_CORPUS = "app-articles"
+PREDICTIONS_SYSTEM = "their-extractor"
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class CompareSnapshot:
     serve_db: Path
     import_run_id: str
     import_grader_id: str
+    predictions_run_id: str  # the imported extraction predictions on PREDICTIONS_CORPUS
 
 
 def _import_opposite_of_the_baseline(app: AppSnapshot, home: Path) -> None:
@@ -83,9 +89,36 @@ def _import_opposite_of_the_baseline(app: AppSnapshot, home: Path) -> None:
     assert "unmatched" not in done.stdout + done.stderr
 
 
+def _import_predictions(home: Path) -> None:
+    """Another extractor's predictions on the `app-articles` pages (not built: the QA import's
+    build that follows builds both): the first page exact, the second half-extracted, the third
+    (an empty response body our engines get nothing from) exact, the fourth left out of the file
+    (a `missing_prediction` failure, scored 0)."""
+    truth = {item: text for item, (_url, text, _html) in CORPORA[PREDICTIONS_CORPUS].items()}
+    first, second, third, _left_out = sorted(truth)
+    predictions = {
+        first: {"articleBody": truth[first]},
+        second: {"articleBody": truth[second].split(". ")[0] + "."},
+        third: {"articleBody": truth[third]},
+    }
+    path = home / "their_predictions.json"
+    path.write_text(json.dumps(predictions), encoding="utf-8")
+    done = subprocess.run(
+        [
+            str(BENCH), "import", "extraction-predictions", str(path),
+            "--system", PREDICTIONS_SYSTEM, "--version", "1",
+            "--corpus", str(home / "corpora" / PREDICTIONS_CORPUS), "--no-score",
+        ],
+        env={**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"},
+        capture_output=True, text=True, timeout=900, cwd=REPO,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def _build(app: AppSnapshot, home: Path) -> CompareSnapshot:
     shutil.copytree(app.home, home / "home")  # the app snapshot's log and warehouse, then more
     home = home / "home"
+    _import_predictions(home)
     _import_opposite_of_the_baseline(app, home)
     imported = snapshot_rows(
         home / "serve.duckdb",
@@ -93,8 +126,18 @@ def _build(app: AppSnapshot, home: Path) -> CompareSnapshot:
         "join marts.dim_runs runs using (run_id) where runs.run_source = 'import'",
     )
     assert len(imported) == 1, imported
+    predictions = snapshot_rows(
+        home / "serve.duckdb",
+        "select distinct pages.run_id from marts.fct_extraction_pages pages "
+        "join marts.dim_runs runs using (run_id) where runs.run_source = 'import'",
+    )
+    assert len(predictions) == 1, predictions
     return CompareSnapshot(
-        app, home / "serve.duckdb", imported["run_id"].iloc[0], imported["grader_id"].iloc[0]
+        app,
+        home / "serve.duckdb",
+        imported["run_id"].iloc[0],
+        imported["grader_id"].iloc[0],
+        predictions["run_id"].iloc[0],
     )
 
 
@@ -108,9 +151,7 @@ def compare_source(tmp_path_factory: pytest.TempPathFactory) -> CompareSnapshot:
 def snap(bench_home: Path, compare_source: CompareSnapshot) -> CompareSnapshot:
     target = bench_home / "serve.duckdb"
     shutil.copyfile(compare_source.serve_db, target)
-    return CompareSnapshot(
-        compare_source.app, target, compare_source.import_run_id, compare_source.import_grader_id
-    )
+    return replace(compare_source, serve_db=target)
 
 
 def open_page(page: str, query_params: dict[str, str]) -> AppTest:
@@ -446,3 +487,174 @@ def test_lane_vs_lane_links_to_the_same_pair_with_the_same_counts(snap: CompareS
     across = shown_metrics(open_page(COMPARE_PAGE, query))
     for label in ("A wins", "B wins", "Ties", "Unpaired"):
         assert across[label] == within_run[label], label
+
+
+# --- extraction -----------------------------------------------------------------------------------
+
+
+def page_f1s(db: Path, run_id: str, system: str) -> dict[str, float | None]:
+    """item_id -> the page's shingle F1 from fct_extraction_pages, recomputed here: 2PR / (P + R)
+    of its shingle precision and recall (0 when P + R = 0), a failed page 0, a missing page
+    (no terminal event) None."""
+    frame = snapshot_rows(
+        db,
+        "select item_id, outcome, page_precision, page_recall from marts.fct_extraction_pages "
+        "where run_id = ? and system = ?",
+        [run_id, system],
+    )
+    f1s: dict[str, float | None] = {}
+    for row in frame.itertuples():
+        p, r = float(row.page_precision), float(row.page_recall)
+        if row.outcome == "missing":
+            f1s[row.item_id] = None
+        elif row.outcome != "completed" or p + r == 0:
+            f1s[row.item_id] = 0.0
+        else:
+            f1s[row.item_id] = 2 * p * r / (p + r)
+    return f1s
+
+
+def recount_pages(a: dict, b: dict) -> tuple[dict[str, int], list[float], list[float]]:
+    """Wins/losses/ties of A by page F1 on the pages both have a result for; unpaired = shared
+    pages missing on a side."""
+    counts = {"win": 0, "loss": 0, "tie": 0, "unpaired": 0}
+    xs: list[float] = []
+    ys: list[float] = []
+    for item in sorted(set(a) & set(b)):
+        x, y = a[item], b[item]
+        if x is None or y is None:
+            counts["unpaired"] += 1
+            continue
+        counts["win" if x > y else "loss" if x < y else "tie"] += 1
+        xs.append(x)
+        ys.append(y)
+    return counts, xs, ys
+
+
+def scipy_wilcoxon_p(xs: list[float], ys: list[float]) -> float | None:
+    if len(xs) < 2:
+        return None
+    if xs == ys:
+        return 1.0
+    try:
+        return float(stats.wilcoxon(xs, ys).pvalue)
+    except ValueError:  # scipy refuses (e.g. every difference zero after dropping ties)
+        return None
+
+
+def same_or_both_undefined(shown, expected) -> bool:
+    return (pd.isna(shown) and expected is None) or shown == pytest.approx(expected)
+
+
+def assert_extraction_pair(
+    at: AppTest, db: Path, side_a: tuple[str, str], side_b: tuple[str, str]
+) -> dict[str, int]:
+    """The page's tally, paired test and per-page rows equal the recount from the mart; returns
+    the recounted tally."""
+    f1_a, f1_b = page_f1s(db, *side_a), page_f1s(db, *side_b)
+    counts, xs, ys = recount_pages(f1_a, f1_b)
+    metrics = shown_metrics(at)
+    assert (metrics["A wins"], metrics["B wins"], metrics["Ties"], metrics["Unpaired"]) == (
+        counts["win"],
+        counts["loss"],
+        counts["tie"],
+        counts["unpaired"],
+    )
+    assert metrics["Paired items"] == len(xs)
+    assert metrics["Only one side"] == len(set(f1_a) ^ set(f1_b))
+    test = table_with(at, "p_ttest").iloc[0]
+    assert test["metric"] == "page shingle F1"
+    assert test["n_pairs"] == len(xs)
+    assert test["mean_a"] == f"{sum(xs) / len(xs):.3f}"  # shingle F1's one scale: 0-1, 3 digits
+    assert test["mean_diff"] == pytest.approx(sum(xs) / len(xs) - sum(ys) / len(ys))
+    assert same_or_both_undefined(test["p_ttest"], scipy_ttest_p(xs, ys))
+    if test["t_stat"] is not None and not pd.isna(test["t_stat"]):
+        assert test["t_stat"] == pytest.approx(float(stats.ttest_rel(xs, ys).statistic))
+    assert same_or_both_undefined(test["p_wilcoxon"], scipy_wilcoxon_p(xs, ys))
+
+    per_page = table_with(at, "page_f1_a").set_index("item_id")
+    assert sorted(per_page.index) == sorted(set(f1_a) | set(f1_b))
+    for item, row in per_page.iterrows():
+        assert same_or_both_undefined(row["page_f1_a"], f1_a.get(item)), item
+        assert same_or_both_undefined(row["page_f1_b"], f1_b.get(item)), item
+        for side, (run_id, system), f1 in (("a", side_a, f1_a), ("b", side_b, f1_b)):
+            link = row[f"lineage_{side}"]
+            if item not in f1:
+                assert link is None or pd.isna(link), (item, side)
+                continue
+            target = urlparse(link)
+            assert target.path == "item_lineage"
+            assert parse_qs(target.query) == {"run": [run_id], "system": [system], "item": [item]}
+    # human labels, "—" for undefined: no None/NaN text, and the undefined cells drawn as MISSING
+    for element in at.dataframe:
+        assert element.proto.placeholder == MISSING
+        for column in element.value.columns:
+            assert not any(
+                isinstance(v, str) and v.strip() in ("None", "nan", "NaN", "<NA>")
+                for v in element.value[column]
+            ), column
+    return counts
+
+
+def test_imported_predictions_against_an_engine_page_by_page(snap: CompareSnapshot) -> None:
+    app = snap.app
+    engine_run = app.extraction_runs[PREDICTIONS_CORPUS]
+    side_a = (snap.predictions_run_id, PREDICTIONS_SYSTEM)
+    side_b = (engine_run, "trafilatura")
+    a, b = "|".join(side_a), "|".join(side_b)
+    at = open_page(COMPARE_PAGE, {"family": "extraction", "a": a, "b": b})
+    assert [s.value for s in at.selectbox] == ["extraction", a, b]
+    assert not at.warning  # no grader or judge regime to differ
+    counts = assert_extraction_pair(at, snap.serve_db, side_a, side_b)
+    # the file's premise: an exact page where the engine got nothing (a win), a page the file
+    # left out (a failure at 0 against the engine's text: a loss); every page has a result
+    assert counts["win"] >= 1 and counts["loss"] >= 1 and counts["unpaired"] == 0
+    assert sum(counts.values()) == len(CORPORA[PREDICTIONS_CORPUS])
+    per_page = table_with(at, "page_f1_a").set_index("item_id")
+    left_out = sorted(CORPORA[PREDICTIONS_CORPUS])[-1]
+    assert per_page.loc[left_out, "outcome_text_a"] == "failed (missing prediction)"
+    assert per_page.loc[left_out, "result"] == "loss"
+
+    # a row's lineage link opens that page of that run
+    at = open_page(
+        "app_pages/item_lineage.py", {"run": side_a[0], "system": side_a[1], "item": left_out}
+    )
+    assert not at.warning
+    assert any(f"item {left_out} · outcome failed" in t.value for t in at.text)
+
+
+def test_two_engines_of_one_run_a_failed_page_scores_0_a_missing_one_is_unpaired(
+    snap: CompareSnapshot,
+) -> None:
+    app = snap.app
+    run_id, failed_item = app.failed["run"], app.failed["item"]
+    side_a, side_b = (run_id, app.failed["system"]), (run_id, "trafilatura")
+    at = open_page(COMPARE_PAGE, {"family": "extraction", "run": run_id, "lane": side_a[1]})
+    assert at.selectbox[1].value == "|".join(side_a)  # ?run=&lane= starts side A there
+    query = {"family": "extraction", "a": "|".join(side_a), "b": "|".join(side_b)}
+    at = open_page(COMPARE_PAGE, query)
+    counts = assert_extraction_pair(at, snap.serve_db, side_a, side_b)
+    assert counts["unpaired"] == 0
+    per_page = table_with(at, "page_f1_a").set_index("item_id")
+    failed = per_page.loc[failed_item]  # the engine's failure is a result: paired, at 0
+    assert failed["outcome_text_a"] == f"failed ({app.failed['error_class']})"
+    assert failed["page_f1_a"] == 0.0 and failed["result"] in ("tie", "loss")
+
+    # A page with no terminal result (the mart's `missing` row: registered, never extracted by
+    # that system) is not a loss: unpaired. The offline runner appends an item's engines in one
+    # write, so the fixture's events leave none; one is planted in this copy of the mart.
+    missing_item = sorted(set(per_page.index) - {failed_item})[0]
+    with duckdb.connect(str(snap.serve_db)) as con:
+        con.execute(
+            "update marts.fct_extraction_pages set outcome = 'missing', attempt = null, "
+            "output_text = null, extraction_event_id = null, page_precision = 0, "
+            "page_recall = 0, raw_success = false, useful_success = false "
+            "where run_id = ? and system = ? and item_id = ?",
+            [run_id, side_a[1], missing_item],
+        )
+    at = open_page(COMPARE_PAGE, query)
+    counts = assert_extraction_pair(at, snap.serve_db, side_a, side_b)
+    assert counts["unpaired"] == 1
+    row = table_with(at, "page_f1_a").set_index("item_id").loc[missing_item]
+    assert row["result"] == "unpaired" and row["outcome_text_a"] == "missing"
+    assert pd.isna(row["page_f1_a"]) and pd.isna(row["page_f1_diff"])  # drawn as "—"
