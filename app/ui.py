@@ -187,6 +187,17 @@ QA_SYSTEM_HELP = (
 )
 
 
+# Headers of the upstream SimpleQA answer aggregates (qa_leaderboard columns), wherever shown.
+QA_ANSWER_METRIC_LABELS = {
+    "strict_accuracy": "Strict accuracy",
+    "is_correct": "Correct",
+    "is_incorrect": "Incorrect",
+    "is_not_attempted": "Not attempted",
+    "accuracy_given_attempted": "Acc. given attempted",
+    "f1": "F1",
+}
+
+
 def system_column(help: str = "The system under test.") -> Any:
     return st.column_config.TextColumn("System", help=help)
 

@@ -1,7 +1,8 @@
 """Other harnesses' results (docs/imports.md). SimpleQA imports (`bench import qa-results`) beside
-every lane of ours that answered the same questions. DRACO (`bench import draco-results`): each
-imported file's leaderboard with our recomputation next to the file's own published figure and
-the difference, every published figure checked one by one, and the imported regime beside our
+every lane of ours that answered the same questions, and each file's own header figures beside
+our recomputation. DRACO (`bench import draco-results`): each imported file's leaderboard with
+our recomputation next to the file's own published figure and the difference, the file's own
+latency and cost, every published figure checked one by one, and the imported regime beside our
 own re-judging of the same system's reports.
 
 Imported verdicts are the file's judge, "imported, not judged here": they form their own
@@ -28,6 +29,21 @@ QA_IMPORT_HOW_TO = (
     "Import a SimpleQA results file with `bench import qa-results FILE --format "
     "nimble|simple-evals|csv|jsonl|inspect --lane NAME` (docs/imports.md)."
 )
+
+
+def num(label: str, digits: int = 1, help: str | None = None):
+    return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
+
+
+def x100(series: pd.Series) -> pd.Series:
+    return pd.to_numeric(series, errors="coerce").astype(float) * 100
+
+
+def ids_text(ids) -> str:
+    """A list column (DuckDB lists arrive as arrays; NULL as None) as text, '–' when empty."""
+    values = [] if ids is None or isinstance(ids, float) else list(ids)
+    return ", ".join(map(str, values)) or "–"
+
 
 st.title("Imported results")
 ui.require_snapshot()
@@ -89,9 +105,63 @@ if not beside.empty:
             key=f"imports_qa_{run_id}_{lane}_{grader_id}",
         )
 
+# --- SimpleQA files' own header figures beside our recomputation -----------------------------
+
+qa_figures = data.qa_published_figures()
+if qa_figures is not None and not qa_figures.empty:
+    st.subheader("Every published QA figure, reproduced")
+    st.caption(
+        "The figures an imported QA file publishes in its header (simple-evals score / "
+        "metrics, an inspect log's scorer metrics), 0–1, beside the QA leaderboard's "
+        "recomputation from the file's own rows under the file's grader regime. Difference = "
+        "ours − published. CSV, JSONL and Nimble files publish no header figures."
+    )
+    qa_files = qa_figures[["run_id", "lane", "grader_id", "source_format"]].drop_duplicates()
+    qa_labels = {
+        (r.run_id, r.lane, r.grader_id): f"{r.lane} · {r.source_format} · {r.run_id} · "
+        f"{r.grader_id}"
+        for r in qa_files.itertuples()
+    }
+    qa_run, qa_lane, qa_grader = st.selectbox(
+        "QA file", list(qa_labels), format_func=qa_labels.get, key="imported_qa_file"
+    )
+    rows = qa_figures[
+        (qa_figures["run_id"] == qa_run)
+        & (qa_figures["lane"] == qa_lane)
+        & (qa_figures["grader_id"] == qa_grader)
+    ]
+    qa_matched = int(rows["matches_4dp"].sum())
+    st.metric("QA figures reproduced to 4 decimals", f"{qa_matched} of {len(rows)}")
+    ui.dataframe(
+        pd.DataFrame(
+            {
+                "Metric": [ui.QA_ANSWER_METRIC_LABELS.get(m, m) for m in rows["metric"]],
+                "Published as": rows["published_as"].str.removeprefix("$."),
+                "Published": rows["published_value"],
+                "Ours": rows["recomputed_value"],
+                "Difference": rows["difference"],
+                "Matches": rows["matches_4dp"].map({True: "yes", False: "NO"}),
+                "Questions": rows["n_questions"],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            "Published as": st.column_config.TextColumn(
+                "Published as", help="The key of the file's header"
+            ),
+            "Published": num("Published", 4, help="The file's own figure, 0–1"),
+            "Ours": num("Ours", 4, help="qa_leaderboard, recomputed from the file's rows"),
+            "Difference": num("Difference", 4, help="ours − published"),
+            "Matches": st.column_config.TextColumn(
+                "Matches", help="Equal to 4 decimals on the 0–1 scale"
+            ),
+        },
+        key="imported_qa_figures",
+    )
+
 board = data.imported_draco_leaderboard()
 if board is None or board.empty:
-    if beside.empty:
+    if beside.empty and (qa_figures is None or qa_figures.empty):
         ui.stop_with(
             "The snapshot has no imported results yet (or none sharing questions with a run of "
             "yours). " + QA_IMPORT_HOW_TO + " " + IMPORT_HOW_TO
@@ -103,20 +173,6 @@ st.caption(
     "file's own verdicts − the figure the file publishes, under the file's aggregation rules; "
     "0.0 means the file's number is reproduced."
 )
-
-
-def num(label: str, digits: int = 1, help: str | None = None):
-    return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
-
-
-def x100(series: pd.Series) -> pd.Series:
-    return pd.to_numeric(series, errors="coerce").astype(float) * 100
-
-
-def ids_text(ids) -> str:
-    """A list column (DuckDB lists arrive as arrays; NULL as None) as text, '–' when empty."""
-    values = [] if ids is None or isinstance(ids, float) else list(ids)
-    return ", ".join(map(str, values)) or "–"
 
 
 st.subheader("Imported leaderboards")
@@ -147,6 +203,8 @@ for judge_id, rows in board.groupby("judge_id", sort=True):
             "Unmatched ids": [ids_text(v) for v in rows["unmatched_ids"]],
             "Mean latency (s)": rows["latency_mean_s"],
             "Published latency (s)": rows["published_latency_mean_s"],
+            "Mean cost ($/task)": rows["cost_mean_usd"],
+            "Tasks costed": rows["n_items_costed"],
             "File": rows["file_name"],
             "sha256": [ui.short(s, 12) for s in rows["file_sha256"]],
         }
@@ -178,6 +236,16 @@ for judge_id, rows in board.groupby("judge_id", sort=True):
             ),
             "Mean latency (s)": num("Mean latency (s)"),
             "Published latency (s)": num("Published latency (s)"),
+            "Mean cost ($/task)": st.column_config.NumberColumn(
+                "Mean cost ($/task)",
+                format="$%.4f",
+                help="The file's own per-task report cost (imported: the harness's figure, not "
+                "a bill or a price of ours), averaged over the tasks that state one",
+            ),
+            "Tasks costed": st.column_config.NumberColumn(
+                "Tasks costed",
+                help="Tasks whose cost the file states; a task without one is not counted free",
+            ),
             "sha256": st.column_config.TextColumn("sha256", help="Of the imported file"),
         },
         key=f"imported_board_{judge_id}",

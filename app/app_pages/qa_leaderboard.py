@@ -1,5 +1,7 @@
 """QA leaderboard of one run and one grader regime: strict accuracy with its CI, the upstream
 aggregates, retrieval and UMBRELA metrics, latency, cost, and the corrected p-value vs the baseline.
+An imported run (`bench import qa-results`) shows the file's own latency and cost (basis
+"imported"), "—" where the file states none, never a list price of ours.
 
 Deep-linkable: `qa_leaderboard?run=<run_id>&grader=<grader_id>`. Grader regimes are never mixed
 in one table (methodology 2.3: grader configurations are not comparable).
@@ -23,6 +25,14 @@ run_id, grader_id, _official = ui.pick_qa_run_and_grader("qa_board", detailed_la
 board = data.qa_leaderboard(run_id, grader_id)
 if board.empty:
     ui.stop_with("This run has no leaderboard rows for that grader regime.")
+imported_run = bool(board["imported"].any())
+run_board = board  # every lane of the run, whatever kind is picked below
+if imported_run:
+    st.warning(
+        "Imported results (`bench import qa-results`): another harness's answers graded by its "
+        "own grader. Latency and cost are the file's own per-row figures (basis imported: the "
+        "harness timed and paid them, we did not), — where the file states none."
+    )
 
 # A vendor's own answer product and our synthesised answers are different kinds of system:
 # never ranked in one table (methodology: answer lanes are a separate kind).
@@ -106,6 +116,7 @@ table = pd.DataFrame(
         "LLM precision@10": board["llm_precision_10"],
         "p50 (ms)": board["latency_p50_ms"],
         "p95 (ms)": board["latency_p95_ms"],
+        "Latency source": board["latency_source"].where(board["latency_source"] == "imported"),
         "$/1k queries": board["usd_per_1k"],
         "Run cost ($)": board["run_cost_usd"],
         "Price date": [ui.date_text(d) for d in board["price_snapshot_date"]],
@@ -118,10 +129,36 @@ def num(label: str, digits: int = 3, help: str | None = None):
     return st.column_config.NumberColumn(label, format=f"%.{digits}f", help=help)
 
 
+COST_COLUMNS = {
+    "$/1k queries": st.column_config.NumberColumn(
+        "$/1k queries",
+        format="$%.2f",
+        help="list / override: price per 1,000 queries; imported: 1000 × the mean of the "
+        "costs the file states",
+    ),
+    "Run cost ($)": st.column_config.NumberColumn(
+        "Run cost ($)",
+        format="$%.4f",
+        help="price × attempted questions; imported: the sum of the costs the file states",
+    ),
+    "Price basis": st.column_config.TextColumn(
+        "Price basis",
+        help="list: a vendor's list price; override: set with bench rescore; imported: the "
+        "file's own per-row cost (not a bill or a price of ours)",
+    ),
+}
+
+
 # Key columns first; columns with no value for any lane (e.g. LLM relevance without a judge)
-# are left out rather than shown as empty.
+# are left out rather than shown as empty, except an import's latency and cost: "—" there says
+# the file states none.
 KEY_COLUMNS = ["Rank", "Lane", "Strict accuracy", "CI", "p adj. vs baseline", "vs", "Compare"]
-shown = [c for c in table.columns if c in KEY_COLUMNS or table[c].notna().any()]
+FIGURE_COLUMNS = ["p50 (ms)", "p95 (ms)", "$/1k queries", "Run cost ($)", "Price basis"]
+shown = [
+    c
+    for c in table.columns
+    if c in KEY_COLUMNS or table[c].notna().any() or (imported_run and c in FIGURE_COLUMNS)
+]
 ui.dataframe(
     table,
     hide_index=True,
@@ -138,11 +175,16 @@ ui.dataframe(
         "vs": "Baseline",
         "Compare": st.column_config.LinkColumn("Compare", display_text="vs baseline"),
         "is_correct": num(
-            "Correct", help="share of landed questions graded correct (simple-evals is_correct)"
+            ui.QA_ANSWER_METRIC_LABELS["is_correct"],
+            help="share of landed questions graded correct (simple-evals is_correct)",
         ),
-        "is_incorrect": num("Incorrect", help="share graded incorrect (simple-evals is_incorrect)"),
+        "is_incorrect": num(
+            ui.QA_ANSWER_METRIC_LABELS["is_incorrect"],
+            help="share graded incorrect (simple-evals is_incorrect)",
+        ),
         "is_not_attempted": num(
-            "Not attempted", help="share graded not attempted (simple-evals is_not_attempted)"
+            ui.QA_ANSWER_METRIC_LABELS["is_not_attempted"],
+            help="share graded not attempted (simple-evals is_not_attempted)",
         ),
         "Acc. given attempted": num("Acc. given attempted"),
         "F1": num("F1"),
@@ -156,8 +198,10 @@ ui.dataframe(
         "LLM precision@10": num("LLM precision@10", help="share of top-10 chunks graded ≥ 2"),
         "p50 (ms)": num("p50 (ms)", 0),
         "p95 (ms)": num("p95 (ms)", 0),
-        "$/1k queries": st.column_config.NumberColumn("$/1k queries", format="$%.2f"),
-        "Run cost ($)": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
+        "Latency source": st.column_config.TextColumn(
+            "Latency source", help="imported: the file's own per-row latency, not timed here"
+        ),
+        **COST_COLUMNS,
     },
 )
 
@@ -169,13 +213,20 @@ if not beside.empty:
     st.caption(
         "Rows marked imported are another harness's answers graded by its own grader, "
         "never ranked with ours: each is shown with this run's lanes on exactly the questions "
-        "both have (strict accuracy = correct / shared questions)."
+        "both have (strict accuracy = correct / shared questions). Latency and cost are each "
+        "side's own over all its questions: the import's as its file states them (basis "
+        "imported), — where it states none."
     )
+    lanes_board = run_board.set_index("lane")
     for (import_run, import_lane, import_grader), rows in beside.groupby(
         ["import_run_id", "import_lane", "import_grader_id"], sort=True
     ):
         import_side = compare.side_key(import_run, import_lane, import_grader)
         n_shared = int(rows["n_shared"].max())
+        import_board = data.qa_leaderboard(import_run, import_grader).set_index("lane")
+        figures = pd.concat(
+            [import_board.reindex([import_lane]), lanes_board.reindex(rows["lane"])]
+        ).reset_index(drop=True)
         ui.dataframe(
             pd.DataFrame(
                 {
@@ -199,6 +250,10 @@ if not beside.empty:
                         )
                         for lane in rows["lane"]
                     ],
+                    "p50 (ms)": figures["latency_p50_ms"],
+                    "$/1k queries": figures["usd_per_1k"],
+                    "Run cost ($)": figures["run_cost_usd"],
+                    "Price basis": figures["price_basis"],
                 }
             ),
             hide_index=True,
@@ -206,6 +261,10 @@ if not beside.empty:
                 "Lane": ui.system_column(ui.QA_SYSTEM_HELP),
                 "Strict accuracy (shared)": ui.metric_column("qa_strict_accuracy"),
                 "Compare": st.column_config.LinkColumn("Compare", display_text="vs import"),
+                "p50 (ms)": num(
+                    "p50 (ms)", 0, help="Over all of the side's questions, not only the shared"
+                ),
+                **COST_COLUMNS,
             },
             key=f"qa_board_import_{import_run}_{import_lane}_{import_grader}",
         )
@@ -239,7 +298,11 @@ with right:
 priced = board.dropna(subset=["usd_per_1k", "strict_accuracy"])
 st.markdown("**Cost vs accuracy** (dashed: the Pareto frontier, no lane cheaper and better)")
 if priced.empty:
-    st.caption("No lane of this run has a list price.")
+    st.caption(
+        "The imported file states no cost."
+        if imported_run
+        else "No lane of this run has a list price."
+    )
 else:
     st.altair_chart(
         charts.cost_quality(
@@ -369,9 +432,16 @@ st.caption(
         f"landed, two-sided, alpha 0.05; {correction_text}. Strict accuracy = correct / "
         "(correct + incorrect + not attempted) over landed questions; requests that never "
         "landed are excluded and reported as failure rate and n. CI = bootstrap over questions"
-        f"{', seed ' + ', '.join(map(str, seeds)) if seeds else ''}. Latency = provider round "
-        "trip inside the rate limiter. Cost = list price per 1,000 queries × questions "
-        f"(price snapshot {', '.join(price_dates) or '?'}, basis {', '.join(bases) or '?'})."
+        f"{', seed ' + ', '.join(map(str, seeds)) if seeds else ''}. "
+        + (
+            "Latency = the file's own per-row latency (imported). Cost = the file's own "
+            "per-row cost: $/1k = 1000 × their mean, run cost = their sum (basis "
+            f"{', '.join(bases) or 'none: the file states no cost'})."
+            if imported_run
+            else "Latency = provider round trip inside the rate limiter. Cost = list price per "
+            "1,000 queries × questions (price snapshot "
+            f"{', '.join(price_dates) or '?'}, basis {', '.join(bases) or '?'})."
+        )
     )
 )
 

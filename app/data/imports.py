@@ -1,5 +1,6 @@
 """Other harnesses' results (docs/imports.md): imported DRACO leaderboards with the files' own
-published figures beside our recomputation, and imported regimes beside our re-judging.
+published figures beside our recomputation, imported regimes beside our re-judging, and the
+header figures of imported QA files beside the QA marts' recomputation.
 
 Every table here may be absent from an older snapshot: the functions then return None, and the
 page says so instead of failing."""
@@ -22,6 +23,12 @@ select *
 from marts.draco_published_figures
 where run_id = ? and lane = ? and judge_id = ?
 order by scope desc, scope_value, metric
+"""
+
+_QA_PUBLISHED_FIGURES_SQL = """
+select *
+from marts.qa_published_figures
+order by lane, run_id, grader_id, metric, published_as
 """
 
 _REGIME_COMPARISON_SQL = """
@@ -52,3 +59,9 @@ def regime_comparison() -> pd.DataFrame | None:
     """draco_regime_comparison: each imported regime beside each regime of ours that judged the
     same system on the same dataset."""
     return _optional(_REGIME_COMPARISON_SQL)
+
+
+def qa_published_figures() -> pd.DataFrame | None:
+    """qa_published_figures: every header figure of every imported QA file (simple-evals,
+    inspect) beside qa_leaderboard's recomputation under the file's grader regime."""
+    return _optional(_QA_PUBLISHED_FIGURES_SQL)

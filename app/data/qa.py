@@ -159,11 +159,27 @@ group by grader_id
 order by bool_and(grader_official) desc, grader_id
 """
 
-_QA_LEADERBOARD_SQL = """
-select *
-from marts.qa_leaderboard
-where run_id = ? and grader_id = ?
-order by strict_accuracy desc nulls last, lane
+# An imported run's cost is what its file states (price_basis 'imported') or a user's override;
+# the mart falls back to the lane_prices seed for a file that states none, and a list price of
+# ours is no figure of the imported harness: those four columns are NULL (shown "—") there.
+_IMPORT_COST_KEPT = (
+    "(coalesce(runs.run_source, 'engine') <> 'import' "
+    "or board.price_basis in ('imported', 'override'))"
+)
+
+_QA_LEADERBOARD_SQL = f"""
+select
+    board.* replace (
+        case when {_IMPORT_COST_KEPT} then board.usd_per_1k end as usd_per_1k,
+        case when {_IMPORT_COST_KEPT} then board.run_cost_usd end as run_cost_usd,
+        case when {_IMPORT_COST_KEPT} then board.price_snapshot_date end as price_snapshot_date,
+        case when {_IMPORT_COST_KEPT} then board.price_basis end as price_basis
+    ),
+    coalesce(runs.run_source = 'import', false) as imported
+from marts.qa_leaderboard as board
+left join marts.dim_runs as runs on board.run_id = runs.run_id
+where board.run_id = ? and board.grader_id = ?
+order by board.strict_accuracy desc nulls last, board.lane
 """
 
 _QA_SIGNIFICANCE_SQL = """
@@ -192,7 +208,9 @@ def qa_graders(run_id: str) -> pd.DataFrame:
 
 
 def qa_leaderboard(run_id: str, grader_id: str) -> pd.DataFrame:
-    """The leaderboard rows of one (run, grader regime), best strict accuracy first."""
+    """The leaderboard rows of one (run, grader regime), best strict accuracy first; `imported`
+    when the run is an import (`bench import qa-results`), whose cost is only the file's own
+    (price_basis 'imported') or an override, never a list price."""
     return _query(_QA_LEADERBOARD_SQL, run_id, grader_id)
 
 
