@@ -45,12 +45,38 @@ def fixture_warehouse(tmp_path_factory):
     return shared(tmp_path_factory)
 
 
-# xdist's loadfile hands out the files with the most tests first (--loadscope-reorder, its
-# default), so the one-test files that each take a minute or more (a pipeline per test, pip
-# install, three QA runs) come late; among files of equal count collection order decides, and
-# this stable sort puts those long files first there.
-_LONG_FILES_FIRST = ("tests/integration/", "tests/qa_answer_lanes/")
+# Longest first (LPT scheduling): scripts/test passes --no-loadscope-reorder, so xdist's
+# loadfile hands out files in this order; otherwise it would hand out the files with the most
+# tests first and the one-test files that each take a minute or more (a pipeline per test, pip
+# install, random sequences) would come last, with one worker busy and the other idle. The
+# order is from `scripts/test --durations=120` on an idle 2-core machine (seconds per file,
+# setup included); files not listed follow in collection order.
+_SLOWEST_FILES = (
+    "tests/sequences/test_sequences.py",
+    "tests/integration/test_pip_install.py",
+    "tests/integration/test_incremental_builds.py",
+    "tests/integration/test_end_to_end.py",
+    "tests/integration/test_secrets_canary.py",
+    "tests/cli/test_rescore_noop.py",
+    "tests/app/test_demo_browser.py",
+    "tests/dbt_draco/test_draco_oracle.py",
+    "tests/app/test_real_pages.py",
+    "tests/app/test_imported_costs_pages.py",
+    "tests/reliability/test_published_head.py",
+    "tests/integration/test_draco_end_to_end.py",
+    "tests/reliability/test_input_guards.py",
+    "tests/dbt/test_marts_e2e.py",
+    "tests/live_extraction/test_live_marts.py",
+    "tests/ingest/test_killed_ingest.py",
+    "tests/dbt/test_incremental_no_reappend.py",
+    "tests/app/test_run_compare.py",
+)
+
+
+def _cost_rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return _SLOWEST_FILES.index(path) if path in _SLOWEST_FILES else len(_SLOWEST_FILES)
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FILES_FIRST))
+    items.sort(key=_cost_rank)
