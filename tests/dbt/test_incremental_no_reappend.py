@@ -15,12 +15,25 @@ and after a spill DuckDB refuses to set temp_directory again ("Cannot switch tem
 after the current one has been used", duckdb/dbt-duckdb#600): with the options under
 `settings:` this build failed at this limit (measured at bcb0fc2: `int_extraction_outputs_normalized`
 and every model after it); profiles.yml now gives them once per connection (`config_options`).
+The test proves the spill happened: DuckDB creates its temp directory on the first spill only
+and removes it when the connection closes, so a watcher looks for it while dbt runs.
+
+The limit is 150MB. At 100MB the fixture build spilled and passed on an idle machine, but on a
+busy one (CI; three builds at once here) two models running side by side under dbt's two
+threads ran out of the memory DuckDB cannot spill (int_extraction_pages_shingled,
+int_qa_answers_scored: "could not allocate block ... 95.3 MiB used"), 2 failures in 3. At 150MB
+3 of 3 passed under the same load, each spilling; at 300MB nothing spills.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -31,7 +44,29 @@ from warehouse.events import PAYLOAD_MODELS
 pytestmark = pytest.mark.slow
 
 INCREMENTAL = ["--select", "config.materialized:incremental"]
-SPILLING = {"BENCH_DBT_MEMORY_LIMIT": "100MB", "BENCH_DBT_DUCKDB_THREADS": "2"}
+SPILLING = {"BENCH_DBT_MEMORY_LIMIT": "150MB", "BENCH_DBT_DUCKDB_THREADS": "2"}
+
+
+@contextmanager
+def _spills_seen(temp_directory: Path) -> Iterator[list[Path]]:
+    """Watches for DuckDB's temp directory while the block runs; the list holds it once seen."""
+    seen: list[Path] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if temp_directory.exists():
+                seen.append(temp_directory)
+                return
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield seen
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _incremental_models(work) -> dict[str, str]:
@@ -81,7 +116,11 @@ def test_a_build_that_spills_passes_and_a_second_build_adds_no_row_to_any_increm
 
     for name, value in SPILLING.items():
         monkeypatch.setenv(name, value)
-    run_dbt(["run", "--full-refresh"], db, work)  # every model, spilling
+    temp_directory = tmp_path / "dbt" / "duckdb_tmp"  # run_dbt's BENCH_DBT_TEMP_DIR
+    with _spills_seen(temp_directory) as spilled:
+        run_dbt(["run", "--full-refresh"], db, work)  # every model
+    assert spilled, f"the build never spilled: no {temp_directory} while it ran"
+    assert not temp_directory.exists()  # DuckDB removed it on close: the watcher saw a spill
     monkeypatch.delenv("BENCH_DBT_MEMORY_LIMIT")
     models = _incremental_models(work)
     first = _row_counts(db, models)
