@@ -58,6 +58,7 @@ cols[4].metric("Status", ui.md_escape(run["status"]))  # metric values render Ma
 
 # Families the compare-runs page pairs across runs and imports.
 COMPARE_FAMILIES = {
+    "extraction": "extraction",
     "question answering": "qa",
     "deep research": "draco",
     "imported deep research": "draco",

@@ -355,6 +355,22 @@ def test_runs_page_links_each_qa_lane_to_the_comparison(snap: CompareSnapshot) -
     assert at.selectbox[1].value == side(run1, "brave_search", app.grader_id)
 
 
+def test_runs_page_links_each_extraction_engine_to_the_comparison(snap: CompareSnapshot) -> None:
+    app = snap.app
+    run_id = app.extraction_runs[PREDICTIONS_CORPUS]
+    at = open_page("app_pages/runs.py", {"run": run_id})
+    systems = table_with(at, "compare").set_index("system")
+    engines = sorted(systems.index[systems["family"] == "extraction"])
+    assert "trafilatura" in engines
+    for engine in engines:
+        link = urlparse(systems.loc[engine, "compare"])
+        assert link.path == "run_compare"
+        assert parse_qs(link.query) == {"family": ["extraction"], "run": [run_id], "lane": [engine]}
+    # the link starts side A on that run and engine
+    at = open_page(COMPARE_PAGE, {"family": "extraction", "run": run_id, "lane": "trafilatura"})
+    assert at.selectbox[1].value == f"{run_id}|trafilatura"
+
+
 # --- imported QA results beside our own lanes ---------------------------------------------------
 
 
