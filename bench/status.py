@@ -40,7 +40,53 @@ def status_rows(paths: BenchPaths) -> list[tuple[str, str]]:
     rows.append(("log verification", _verification_summary(paths)))
     rows.append(("warehouse", _warehouse_summary(paths)))
     rows.append(("serving snapshot", _snapshot_summary(paths)))
+    rows.append(("disk", _disk_summary(paths)))
     return rows
+
+
+def _bytes_under(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def _free_blocks_bytes(db_file: Path) -> int | None:
+    """Bytes of blocks DuckDB freed but keeps in the file (a rebuild's dropped tables): the
+    part a fresh `bench rebuild` would not carry. None when the file cannot be read now."""
+    try:
+        with duckdb.connect(str(db_file), read_only=True) as con:
+            block_size, free_blocks = con.execute(
+                "select block_size, free_blocks from pragma_database_size()"
+            ).fetchone()
+    except duckdb.Error:
+        return None
+    return block_size * free_blocks
+
+
+def _disk_summary(paths: BenchPaths) -> str:
+    """Bytes on disk per part of the data root (issue #26: where a warehouse's size goes)."""
+    warehouse = _bytes_under(paths.warehouse_db) + _bytes_under(
+        paths.warehouse_db.with_name(paths.warehouse_db.name + ".wal")
+    )
+    free = _free_blocks_bytes(paths.warehouse_db) if paths.warehouse_db.exists() else None
+    parts = {
+        "log": _bytes_under(paths.log_dir),
+        "warehouse": warehouse,
+        "snapshot": _bytes_under(paths.serve_db),
+        "dlt": _bytes_under(paths.dlt_dir),
+        "dbt": _bytes_under(paths.dbt_dir),
+        "caches": _bytes_under(paths.cache_dir) + _bytes_under(paths.corpora_dir),
+    }
+    shown = [
+        f"{name} {_megabytes(n)}"
+        + (f" ({_megabytes(free)} in free blocks)" if name == "warehouse" and free else "")
+        for name, n in parts.items()
+    ]
+    return " · ".join(shown) + f" · total {_megabytes(sum(parts.values()))}"
 
 
 def _verification_summary(paths: BenchPaths) -> str:

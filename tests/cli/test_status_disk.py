@@ -1,0 +1,51 @@
+"""`bench status` shows the bytes on disk per part of the data root (issue #26), and the bytes
+DuckDB freed but keeps inside warehouse.duckdb (what a rebuild's dropped tables leave)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from bench.status import status_rows
+from warehouse.paths import BenchPaths
+
+
+def _megabytes(text: str, part: str) -> float:
+    match = re.search(rf"\b{part} ([\d,.]+) MB", text)
+    assert match, f"no {part} in {text!r}"
+    return float(match.group(1).replace(",", ""))
+
+
+def test_disk_row_counts_each_part_and_the_warehouses_free_blocks(tmp_path):
+    paths = BenchPaths(tmp_path / "home").ensure()
+    (paths.log_dir / "segment-0001.jsonl").write_bytes(b"x" * 3_000_000)
+    paths.cache_dir.mkdir()
+    (paths.cache_dir / "page.html").write_bytes(b"y" * 1_500_000)
+    with duckdb.connect(str(paths.warehouse_db)) as con:
+        con.execute("create schema raw")
+        con.execute("create table raw.events as select range as event_id from range(10)")
+        con.execute("create table dropped as select md5(range::varchar) from range(500000)")
+        con.execute("checkpoint")
+        con.execute("drop table dropped")
+        con.execute("checkpoint")
+        block_size, free_blocks = con.execute(
+            "select block_size, free_blocks from pragma_database_size()"
+        ).fetchone()
+    assert free_blocks > 5  # the premise: the dropped table's blocks stay in the file
+
+    disk = dict(status_rows(paths))["disk"]
+    assert _megabytes(disk, "log") == 3.0
+    assert _megabytes(disk, "caches") == 1.5
+    warehouse_bytes = paths.warehouse_db.stat().st_size
+    assert _megabytes(disk, "warehouse") == round(warehouse_bytes / 1e6, 1)
+    assert f"({block_size * free_blocks / 1e6:,.1f} MB in free blocks)" in disk
+    assert _megabytes(disk, "snapshot") == 0.0
+    total = _megabytes(disk, "total")
+    assert abs(total - (3.0 + 1.5 + warehouse_bytes / 1e6)) < 0.1
+
+
+def test_a_fresh_home_shows_zero_bytes_without_failing(tmp_path):
+    disk = dict(status_rows(BenchPaths(tmp_path / "new")))["disk"]
+    assert disk.endswith("total 0.0 MB")
+    assert "free blocks" not in disk
