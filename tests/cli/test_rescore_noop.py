@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,14 @@ def built_home(tmp_path_factory, shared_data) -> Path:
     return home
 
 
+@pytest.fixture
+def home(built_home, tmp_path) -> Path:
+    """A copy of the built data root per test: a test's rescores never reach another's (no
+    `bench rescore --reset` build to put the defaults back)."""
+    shutil.copytree(built_home, tmp_path / "home")
+    return tmp_path / "home"
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -52,32 +61,31 @@ def built_home(tmp_path_factory, shared_data) -> Path:
     ],
     ids=["empty-weights", "reset-at-defaults", "default-weights", "no-option"],
 )
-def test_a_rescore_at_the_defaults_runs_no_dbt(built_home, args):
-    before = built_files(built_home)
-    proc = bench(built_home, "rescore", *args)
+def test_a_rescore_at_the_defaults_runs_no_dbt(home, args):
+    before = built_files(home)
+    proc = bench(home, "rescore", *args)
     assert "nothing changed" in proc.stderr, proc.stderr
     assert "rescored" not in proc.stderr and "published" not in proc.stderr
-    assert built_files(built_home) == before
+    assert built_files(home) == before
 
 
-def test_the_active_custom_vars_again_run_no_dbt_and_a_real_change_still_rebuilds(built_home):
-    scoring = built_home / "scoring.json"
-    first = bench(built_home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
+def test_the_active_custom_vars_again_run_no_dbt_and_a_real_change_still_rebuilds(home):
+    scoring = home / "scoring.json"
+    first = bench(home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
     assert "rescored" in first.stderr and "useful_success_threshold" in first.stderr
     saved = json.loads(scoring.read_text())
-    before = built_files(built_home)
-    again = bench(built_home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
+    before = built_files(home)
+    again = bench(home, "rescore", "--threshold", "0.5", "--lane-prices", "brave_search=4")
     assert "nothing changed" in again.stderr and "useful_success_threshold=0.5" in again.stderr
-    assert built_files(built_home) == before
+    assert built_files(home) == before
     assert json.loads(scoring.read_text()) == saved
-    changed = bench(built_home, "rescore", "--threshold", "0.6")
+    changed = bench(home, "rescore", "--threshold", "0.6")
     assert "rescored (useful_success_threshold=0.6)" in changed.stderr
-    assert built_files(built_home)["serve.duckdb"] != before["serve.duckdb"]
-    bench(built_home, "rescore", "--reset")  # back to the defaults for the other tests
+    assert built_files(home)["serve.duckdb"] != before["serve.duckdb"]
 
 
 def test_a_rescore_stopped_between_its_build_and_its_publish_is_published_by_the_same_command_again(
-    built_home,
+    home,
 ):
     """The window the sequence test found: the build accepted the vars (saved), the process died
     before publishing; the command again changes no var, and must still publish that build."""
@@ -88,22 +96,21 @@ def test_a_rescore_stopped_between_its_build_and_its_publish_is_published_by_the
     from transform.state import save_scoring_vars
     from warehouse.paths import BenchPaths
 
-    paths = BenchPaths(built_home)
+    paths = BenchPaths(home)
     scoring = {"useful_success_threshold": 0.55}
     # what `bench rescore` does before it publishes
     selection = rescore_selection(paths, ["useful_success_threshold"])
     assert pipeline.build(paths, scoring_vars=scoring, select=selection)
     save_scoring_vars(paths, scoring)
-    before = built_files(built_home)
+    before = built_files(home)
 
-    again = bench(built_home, "rescore", "--threshold", "0.55")
+    again = bench(home, "rescore", "--threshold", "0.55")
     assert "nothing changed" in again.stderr
     assert "published the last build" in again.stderr, again.stderr
-    assert built_files(built_home)["serve.duckdb"] != before["serve.duckdb"]
+    assert built_files(home)["serve.duckdb"] != before["serve.duckdb"]
     with duckdb.connect(str(paths.serve_db), read_only=True) as con:
         (metadata,) = con.execute("select metadata from main._publish").fetchone()
     assert json.loads(metadata)["scoring_vars"] == scoring
 
-    settled = bench(built_home, "rescore", "--threshold", "0.55")  # now nothing is pending
+    settled = bench(home, "rescore", "--threshold", "0.55")  # now nothing is pending
     assert "published the last build" not in settled.stderr
-    bench(built_home, "rescore", "--reset")
