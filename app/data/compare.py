@@ -326,8 +326,8 @@ group by pages.run_id, pages.system
 order by any_value(runs.started_at) desc nulls last, pages.run_id, pages.system
 """
 
-# The per-page value is the page's shingle F1 (2PR / (P + R) of its shingle precision and
-# recall; 0 when P + R = 0), the benchmark's per-page metric and the item browser's score. A
+# The per-page value is the page's shingle F1 (fct_extraction_pages.page_f1: 2PR / (P + R) of
+# its shingle precision and recall; 0 when P + R = 0), the item browser's score too. A
 # failed page (the engine's failure, a prediction the file lacks) is a terminal result and
 # scores 0, as every leaderboard counts it; a missing page (no terminal event yet: an
 # interrupted or running run) has no value and leaves the page unpaired.
@@ -345,11 +345,7 @@ pages as (
         useful_success,
         case when outcome <> 'missing' then page_precision end as page_precision,
         case when outcome <> 'missing' then page_recall end as page_recall,
-        case
-            when outcome = 'missing' then null
-            when outcome <> 'completed' or page_precision + page_recall = 0 then 0.0
-            else 2 * page_precision * page_recall / (page_precision + page_recall)
-        end as page_f1
+        case when outcome <> 'missing' then page_f1 end as page_f1
     from marts.fct_extraction_pages
 ),
 a as (select * from pages where run_id = ? and system = ?),

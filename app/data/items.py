@@ -97,10 +97,7 @@ select
         when useful_success then 'useful'
         else 'not useful'
     end as outcome,
-    case
-        when outcome <> 'completed' or page_precision + page_recall = 0 then 0.0
-        else coalesce(2 * page_precision * page_recall / (page_precision + page_recall), 0.0)
-    end as score,
+    page_f1 as score,
     outcome <> 'completed' or not coalesce(useful_success, false) as failed,
     0 as n_split
 from marts.fct_extraction_pages

@@ -130,14 +130,20 @@ def page_scores(page: Page, threshold: float) -> dict:
     completeness = oracle.completeness(page.anchors, page.output)
     raw_success = page.outcome == "completed" and oracle.normalize(page.output) != ""
     non_content = raw_success and page.non_content
+    precision = oracle.precision_score(tp, fp, fn)
+    recall = oracle.recall_score(tp, fp, fn)
     return {
         "truth_tokens": len(oracle.tokenize(page.truth)),
         "output_tokens": len(oracle.tokenize(page.output)),
         "tp": tp,
         "fp": fp,
         "fn": fn,
-        "page_precision": oracle.precision_score(tp, fp, fn),
-        "page_recall": oracle.recall_score(tp, fp, fn),
+        "page_precision": precision,
+        "page_recall": recall,
+        # a page without a completed extraction counts 0, whatever "" scores against its truth
+        "page_f1": 2 * precision * recall / (precision + recall)
+        if page.outcome == "completed" and precision + recall > 0
+        else 0.0,
         "exact_match": oracle.exact_match(page.truth, page.output),
         "anchors_total": len(page.anchors),
         "anchors_found": sum(a in oracle.normalize(page.output) for a in page.anchors),

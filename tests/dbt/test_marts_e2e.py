@@ -33,6 +33,7 @@ PAGE_SCORE_COLUMNS = [
     "fn",
     "page_precision",
     "page_recall",
+    "page_f1",
     "exact_match",
     "anchors_total",
     "anchors_found",

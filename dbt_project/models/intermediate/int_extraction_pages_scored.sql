@@ -114,6 +114,12 @@ final as (
         raw_success
         and not non_content
         and coalesce(completeness >= {{ threshold }}, false) as useful_success,
+        -- the page's own shingle F1, the per-page value comparisons pair on: a page without a
+        -- completed extraction (failed, missing) is 0, as the leaderboards count it
+        case
+            when outcome = 'completed' then {{ harmonic_f1('page_precision', 'page_recall') }}
+            else 0.0
+        end as page_f1,
         cast({{ threshold }} as double) as useful_success_threshold,
         '{{ scoring_var("non_content_rules_version") }}' as non_content_rules_version
     from scored

@@ -30,6 +30,7 @@ final as (
         fn,
         page_precision,
         page_recall,
+        page_f1,
         exact_match,
         anchors_total,
         anchors_found,
