@@ -24,7 +24,10 @@ from statsmodels.stats.multitest import multipletests
 pytestmark = pytest.mark.slow
 
 TOL = 1e-12
-DRACO_MODELS = "int_draco_weight_overrides+ dim_scoring_vars"
+# What a rescore of the weights rebuilds that these tests read: the path from the overrides to
+# fct_draco_items, dim_rubric_criteria and dim_scoring_vars; not the leaderboards, bootstrap and
+# significance models downstream, which these rescoring tests do not read.
+DRACO_MODELS = "int_draco_weight_overrides+,+fct_draco_items dim_rubric_criteria dim_scoring_vars"
 
 
 def seed_prices() -> dict[str, tuple[float, str]]:
