@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -56,8 +57,14 @@ def _db_hits(path: Path, needles: dict[str, bytes]) -> list[str]:
 @pytest.fixture(scope="module")
 def canary_run(tmp_path_factory):
     """One real `bench run qa` with the canary as every vendor and LLM key, the Brave lane
-    against the loopback fake: (home, the finished process, the tokens Brave received). The
-    persistence test and the app test read the same run (one pipeline, not two)."""
+    against the loopback fake: (home, the finished process, the tokens Brave received, the
+    echo run's processes).
+
+    The run collects only (`--no-score`): the echoing-vendor run of
+    `test_echoed_keys_and_gateway_credentials_never_persist` goes into the same data root next
+    and its ingest, build and publish score both runs, with the canary still the OpenAI and
+    Anthropic key in its environment. One full pipeline build, not two; every test reads the
+    same root, and every process's output is searched for every planted key."""
     home = tmp_path_factory.mktemp("canary") / "home"
     with FakeVendorServer() as fake:
         env = {
@@ -79,6 +86,7 @@ def canary_run(tmp_path_factory):
                 "brave_search,local-bm25",
                 "--limit",
                 "3",
+                "--no-score",
             ],
             capture_output=True,
             text=True,
@@ -88,15 +96,17 @@ def canary_run(tmp_path_factory):
             {k.lower(): v for k, v in r.headers.items()}.get("x-subscription-token")
             for r in fake.requests_for("brave")
         ]
-    return home, proc, sent
+    assert proc.returncode == 0, proc.stderr
+    return home, proc, sent, _echo_run(home)
 
 
 def test_canary_key_never_persists(canary_run):
-    home, proc, sent = canary_run
+    home, proc, sent, echo_run = canary_run
     assert proc.returncode == 0, proc.stderr
     assert sent and all(token == CANARY for token in sent), "the key must reach the vendor"
 
-    assert CANARY not in proc.stdout + proc.stderr
+    for printed in [proc, *echo_run.outputs]:
+        assert CANARY not in printed.stdout + printed.stderr
     text_hits = [
         str(p.relative_to(home))
         for p in home.rglob("*")
@@ -118,7 +128,7 @@ def test_canary_key_never_persists(canary_run):
 def test_canary_never_reaches_the_app(canary_run, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    source, proc, _sent = canary_run
+    source, proc, _sent, _echo = canary_run
     assert proc.returncode == 0, proc.stderr
     home = tmp_path / "home"  # a copy: the app must not write into the run's data root
     shutil.copytree(source, home)
@@ -221,16 +231,21 @@ def _file_hits(root: Path, needles: dict[str, bytes]) -> list[str]:
     return hits
 
 
-def test_echoed_keys_and_gateway_credentials_never_persist(tmp_path):
-    """Brave echoes its key in a 401 (raw, JSON-escaped, percent, base64); the synthesizer is
-    an openai-compatible gateway whose URL carries credentials and whose completions quote
-    the key. Nothing of either may reach the data root, a DuckDB file, an export or output."""
+@dataclass
+class _EchoRun:
+    outputs: list[subprocess.CompletedProcess]
+    gateway_calls: int
+
+
+def _echo_run(home: Path) -> _EchoRun:
+    """`bench run qa` into `home` (scored: ingest, build, publish) with Brave echoing its key
+    and an openai-compatible synthesizer behind a credentialed URL, then status, verify and an
+    export; the canary stays the OpenAI and Anthropic key, unused by this run's lanes."""
     import sys as _sys
 
     _sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from tests.qa.llm_fake import FakeLlmServer
 
-    home = tmp_path / "home"
     echoed = _echo_body(ECHO_CANARY).replace('"', "'")
     with _EchoVendor() as vendor, FakeLlmServer(lambda prompt: f"Answer. {echoed}") as llm:
         host = llm.base_url.split("://", 1)[1]
@@ -240,18 +255,32 @@ def test_echoed_keys_and_gateway_credentials_never_persist(tmp_path):
             "BENCH_HOME": str(home),
             "BRAVE_SEARCH_API_KEY": ECHO_CANARY,
             "OPENAI_COMPATIBLE_API_KEY": GATEWAY_CANARY,
+            "OPENAI_API_KEY": CANARY,
+            "ANTHROPIC_API_KEY": CANARY,
             "BENCH_BASE_URL_BRAVE": vendor.base_url,
         }
         command = [BENCH, "run", "qa", "--questions", "demo", "--lanes", "brave_search,local-bm25"]
         command += ["--limit", "3", "--synthesizer", synthesizer]
         outputs = [subprocess.run(command, capture_output=True, text=True, env=env)]
-        # A refused key aborts its lane (exit 1) after the rest of the run is scored.
-        assert outputs[0].returncode in (0, 1), outputs[0].stderr[-3000:]
-        assert "HTTP 401" in outputs[0].stderr, outputs[0].stderr[-3000:]
-        assert llm.calls, "the gateway must have been called, or this test proves nothing"
+        gateway_calls = len(llm.calls)
     for extra in (["status"], ["verify"], ["export", "dim_events", "--out", str(home / "x.csv")]):
         outputs.append(subprocess.run([BENCH, *extra], capture_output=True, text=True, env=env))
-        assert outputs[-1].returncode == 0, (extra, outputs[-1].stderr[-2000:])
+    return _EchoRun(outputs, gateway_calls)
+
+
+def test_echoed_keys_and_gateway_credentials_never_persist(canary_run):
+    """Brave echoes its key in a 401 (raw, JSON-escaped, percent, base64); the synthesizer is
+    an openai-compatible gateway whose URL carries credentials and whose completions quote
+    the key. Nothing of either may reach the data root, a DuckDB file, an export or output.
+    The run shares the canary run's data root (`canary_run`)."""
+    home, _proc, _sent, echo_run = canary_run
+    outputs = echo_run.outputs
+    # A refused key aborts its lane (exit 1) after the rest of the run is scored.
+    assert outputs[0].returncode in (0, 1), outputs[0].stderr[-3000:]
+    assert "HTTP 401" in outputs[0].stderr, outputs[0].stderr[-3000:]
+    assert echo_run.gateway_calls, "the gateway must have been called, or this test proves nothing"
+    for extra, output in zip(("status", "verify", "export"), outputs[1:], strict=True):
+        assert output.returncode == 0, (extra, output.stderr[-2000:])
 
     found = 0
     for secret in (ECHO_CANARY, GATEWAY_CANARY):
