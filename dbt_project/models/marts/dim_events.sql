@@ -7,10 +7,12 @@ with
 
 events as (
 
-    select * from ({{ staged_events(new_only=false) }}) as source
+    select source.* from ({{ staged_events(new_only=false) }}) as source
     {%- if is_incremental() %}
-    where _load_id >= {{ first_unseen_load_id(ref('stg_events'), 'event_id', 'event_id') }}
-        and not exists (select 1 from {{ this }} as seen where seen.event_id = source.event_id)
+    -- an explicit ANTI JOIN, not `not exists (...)`: DuckDB plans that as a delim join that
+    -- caches every new payload in memory (macros/staged_events.sql)
+    anti join {{ this }} as seen on source.event_id = seen.event_id
+    where source._load_id >= {{ first_unseen_load_id(ref('stg_events'), 'event_id', 'event_id') }}
     {%- endif %}
 
 ),
