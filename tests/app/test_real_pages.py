@@ -25,6 +25,7 @@ from fixture_real_snapshot import RealSnapshot, install, real_snapshot
 from streamlit.testing.v1 import AppTest
 
 from app import whatif
+from transform.dbt_build import NO_UNIT_TESTS
 from transform.dbt_runner import run_dbt
 from warehouse.paths import BenchPaths
 
@@ -66,25 +67,25 @@ def chart_marks(element) -> list[str]:
     ]
 
 
-def _copy_warehouse(source: RealSnapshot, tmp_path: Path) -> Path:
-    """Same file name: DuckDB names the catalog after it, and the staging views refer to it."""
-    target = tmp_path / "rescore" / source.warehouse_db.name
-    target.parent.mkdir()
-    shutil.copyfile(source.warehouse_db, target)
-    return target
+def _copy_warehouse(source: RealSnapshot, tmp_path: Path) -> BenchPaths:
+    """A data root holding a copy of the fixture's warehouse, where bench keeps it. Same file
+    name: DuckDB names the catalog after it, and the staging views refer to it; and inside the
+    root, so dbt sees the connection settings of every bench build and reuses the saved parse
+    (transform/dbt_parse_cache.py)."""
+    paths = BenchPaths(tmp_path / "rescore-home").ensure()
+    assert paths.warehouse_db.name == source.warehouse_db.name
+    shutil.copyfile(source.warehouse_db, paths.warehouse_db)
+    return paths
 
 
 def rescored_leaderboard(source: RealSnapshot, tmp_path: Path, dbt_vars: dict) -> pd.DataFrame:
-    """`bench rescore`'s dbt half on a copy of the fixture's warehouse."""
-    warehouse = _copy_warehouse(source, tmp_path)
-    paths = BenchPaths(tmp_path / "rescore-home").ensure()
+    """`bench rescore`'s dbt half on a copy of the fixture's warehouse (its build: no unit tests,
+    the vars through the environment)."""
+    paths = _copy_warehouse(source, tmp_path)
     run_dbt(
-        paths,
-        ["build", "--select", "extraction_leaderboard"],
-        dbt_vars=dbt_vars,
-        warehouse_db=warehouse,
+        paths, ["build", *NO_UNIT_TESTS, "--select", "extraction_leaderboard"], dbt_vars=dbt_vars
     )
-    with duckdb.connect(str(warehouse), read_only=True) as con:
+    with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
         return con.execute("select * from marts.extraction_leaderboard").df()
 
 
@@ -310,15 +311,13 @@ def test_draco_whatif_penalty_floor_equals_a_dbt_rescore(
     # the fixture's premise: some penalty is MET, so the floor matters
     assert ((criteria["registered_weight"] < floor) & (criteria["v"] > 0)).any()
 
-    warehouse = _copy_warehouse(real_source, tmp_path)
-    paths = BenchPaths(tmp_path / "rescore-home").ensure()
-    run_dbt(
+    paths = _copy_warehouse(real_source, tmp_path)
+    run_dbt(  # of bench rescore's int_draco_criteria_weighted+, the path to the mart read below
         paths,
-        ["build", "--select", "int_draco_criteria_weighted+"],
+        ["build", *NO_UNIT_TESTS, "--select", "int_draco_criteria_weighted+,+draco_leaderboard"],
         dbt_vars={"draco_penalty_floor": floor},
-        warehouse_db=warehouse,
     )
-    with duckdb.connect(str(warehouse), read_only=True) as con:
+    with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
         floored = con.execute("select lane, judge_id, score_mean from marts.draco_leaderboard").df()
 
     changed = False
