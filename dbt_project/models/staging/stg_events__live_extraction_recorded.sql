@@ -6,6 +6,29 @@ source as (
 
 ),
 
+parsed as (
+
+    -- One parse per payload for the scalars and one for the JSON values (element i of
+    -- json_extract_string / json_extract with a list of paths is `payload ->> path` /
+    -- `payload -> path`), not one per key: the payload holds the engine's whole output text,
+    -- and each `->>` keeps its own parse buffers for a whole vector of payloads
+    -- (stg_events__provider_call_completed ran out of 1GB that way with thirteen).
+    select
+        *,
+        json_extract_string(
+            payload,
+            [
+                '$.item_id', '$.url', '$.system', '$.system_version', '$.settings.provider',
+                '$.attempt', '$.outcome', '$.output_text', '$.output_bytes',
+                '$.target_status_code', '$.final_url', '$.render_requested', '$.render_used',
+                '$.latency_ms', '$.requests_sent', '$.error_class', '$.error_message'
+            ]
+        ) as field,
+        json_extract(payload, ['$.settings', '$.redirect_chain', '$.source_event_ids']) as node
+    from source
+
+),
+
 renamed as (
 
     select
@@ -13,27 +36,27 @@ renamed as (
         event_id as extraction_event_id,
         run_id,
         occurred_at,
-        payload ->> 'item_id' as item_id,
-        payload ->> 'url' as url,
-        payload ->> 'system' as system,
-        payload ->> 'system_version' as system_version,
-        payload -> 'settings' as settings,
-        coalesce(payload ->> '$.settings.provider', 'local:' || (payload ->> 'system')) as provider,
-        cast(payload ->> 'attempt' as bigint) as attempt,
-        payload ->> 'outcome' as outcome,
-        payload ->> 'output_text' as output_text,
-        cast(payload ->> 'output_bytes' as bigint) as output_bytes,
-        cast(payload ->> 'target_status_code' as bigint) as target_status_code,
-        payload ->> 'final_url' as final_url,
-        payload -> 'redirect_chain' as redirect_chain,
-        payload ->> 'render_requested' as render_requested,
-        payload ->> 'render_used' as render_used,
-        cast(payload ->> 'latency_ms' as double) as latency_ms,
-        cast(payload ->> 'requests_sent' as bigint) as requests_sent,
-        payload ->> 'error_class' as error_class,
-        payload ->> 'error_message' as error_message,
-        payload -> 'source_event_ids' as source_event_ids
-    from source
+        field[1] as item_id,
+        field[2] as url,
+        field[3] as system,
+        field[4] as system_version,
+        node[1] as settings,
+        coalesce(field[5], 'local:' || field[3]) as provider,
+        cast(field[6] as bigint) as attempt,
+        field[7] as outcome,
+        field[8] as output_text,
+        cast(field[9] as bigint) as output_bytes,
+        cast(field[10] as bigint) as target_status_code,
+        field[11] as final_url,
+        node[2] as redirect_chain,
+        field[12] as render_requested,
+        field[13] as render_used,
+        cast(field[14] as double) as latency_ms,
+        cast(field[15] as bigint) as requests_sent,
+        field[16] as error_class,
+        field[17] as error_message,
+        node[3] as source_event_ids
+    from parsed
 
 )
 
