@@ -677,7 +677,7 @@ def main() -> None:
     from warehouse.scrub import scrub_console
 
     scrub_console()  # nothing this process prints can show a configured secret
-    from bench.errors import corrupt_database, explain
+    from bench.errors import DataFileCorrupt, corrupt_database, explain
 
     try:
         cli_command()(prog_name="bench")
@@ -690,7 +690,8 @@ def main() -> None:
             sys.exit(2)
         # A corrupt DuckDB file can surface inside a user error too (dbt's output in a
         # DbtError): then the file and what replaces it is the message.
-        message = corrupt_database(exc) or str(exc)
+        explained = isinstance(exc, DataFileCorrupt)
+        message = (None if explained else corrupt_database(exc)) or str(exc)
         console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         from bench.hints import offline_hint
 

@@ -72,6 +72,11 @@ def explain(exc: BaseException, *, db_file: Path | None = None) -> str | None:
     return None
 
 
+class DataFileCorrupt(ValueError):
+    """A damaged DuckDB file, already named with what replaces it: printed as it is (the CLI
+    does not look for a corrupt file in its text again, which would lose the name)."""
+
+
 def corrupt_database(exc: BaseException, db_file: Path | None = None) -> str | None:
     """The damaged file and what replaces it: serve.duckdb is a copy of the marts (`bench
     publish` writes a new one); warehouse.duckdb holds nothing the log does not (`bench

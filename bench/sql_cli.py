@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bench.errors import DataFileCorrupt, corrupt_database
 from bench.export import ExportError, encode_table
 from bench.options import HomeOption
 
@@ -185,8 +186,15 @@ def register(app: typer.Typer, paths_for) -> None:
             raise ExportError(f"--format {fmt!r}: expected one of {', '.join(OUTPUT_FORMATS)}")
         paths = paths_for(home)
         console = Console()
-        with open_snapshot(paths.serve_db) as con:
-            if query is None:
-                interactive(con, fmt, console)
-            else:
-                render_all(run_statements(con, query), fmt, console)
+        try:
+            with open_snapshot(paths.serve_db) as con:
+                if query is None:
+                    interactive(con, fmt, console)
+                else:
+                    render_all(run_statements(con, query), fmt, console)
+        except ExportError as exc:
+            # DuckDB's checksum error names no file: this command read only the snapshot
+            corrupt = corrupt_database(exc, paths.serve_db)
+            if corrupt is None:
+                raise
+            raise DataFileCorrupt(corrupt) from None

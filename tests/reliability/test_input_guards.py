@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from collectors.draco.dataset import load_draco
@@ -326,3 +327,27 @@ def test_the_suggested_command_replaces_the_corrupt_file(built_home, tmp_path, d
     query = bench(home, "sql", f"select count(*) as n from marts.{_MART}", cwd=tmp_path)
     assert query.returncode == 0, query.stdout[-3000:] + query.stderr[-3000:]
     assert "1 row(s)" in query.stdout
+
+
+def test_sql_on_a_small_corrupt_snapshot_names_it_and_its_remedy(tmp_path):
+    """A small snapshot overwritten in the middle: DuckDB's checksum error names no file, and
+    `bench sql` said "a DuckDB file in the data root is corrupt" and suggested `bench rebuild`.
+    It names serve.duckdb and `bench publish` now (the full-size snapshot above was named only
+    because its damage hit a read that names the file)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with duckdb.connect(str(home / "serve.duckdb")) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.dim_runs as select range as run_id, md5(range::varchar) as x "
+            "from range(2000)"
+        )
+    size = (home / "serve.duckdb").stat().st_size
+    with (home / "serve.duckdb").open("r+b") as file:
+        file.seek(size // 2)
+        file.write(b"\xff" * 8192)  # the table's data blocks, not the header
+    proc = bench(home, "sql", "select count(*), max(x) from marts.dim_runs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert f"{home / 'serve.duckdb'} is corrupt or truncated" in proc.stderr, proc.stderr
+    assert _REMEDY["serve.duckdb"] in proc.stderr, proc.stderr
