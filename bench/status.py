@@ -11,6 +11,7 @@ from bench.errors import explain
 from warehouse.log import TORN_DIR, EventLog, ManifestCorrupt
 from warehouse.log_trust import load_verification
 from warehouse.paths import BenchPaths
+from warehouse.publish import parts_dir
 
 
 def status_rows(paths: BenchPaths) -> list[tuple[str, str]]:
@@ -76,7 +77,8 @@ def _disk_summary(paths: BenchPaths) -> str:
     parts = {
         "log": _bytes_under(paths.log_dir),
         "warehouse": warehouse,
-        "snapshot": _bytes_under(paths.serve_db),
+        # serve.duckdb holds the small marts and views; the large ones are its Parquet parts
+        "snapshot": _bytes_under(paths.serve_db) + _bytes_under(parts_dir(paths.serve_db)),
         "dlt": _bytes_under(paths.dlt_dir),
         "dbt": _bytes_under(paths.dbt_dir),
         "caches": _bytes_under(paths.cache_dir) + _bytes_under(paths.corpora_dir),

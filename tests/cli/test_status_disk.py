@@ -9,6 +9,7 @@ import duckdb
 
 from bench.status import status_rows
 from warehouse.paths import BenchPaths
+from warehouse.publish import parts_dir
 
 
 def _megabytes(text: str, part: str) -> float:
@@ -20,6 +21,9 @@ def _megabytes(text: str, part: str) -> float:
 def test_disk_row_counts_each_part_and_the_warehouses_free_blocks(tmp_path):
     paths = BenchPaths(tmp_path / "home").ensure()
     (paths.log_dir / "segment-0001.jsonl").write_bytes(b"x" * 3_000_000)
+    parts_dir(paths.serve_db).mkdir()
+    (parts_dir(paths.serve_db) / "marts.dim_events.0.parquet").write_bytes(b"p" * 2_000_000)
+    paths.serve_db.write_bytes(b"s" * 500_000)
     paths.cache_dir.mkdir()
     (paths.cache_dir / "page.html").write_bytes(b"y" * 1_500_000)
     with duckdb.connect(str(paths.warehouse_db)) as con:
@@ -40,9 +44,9 @@ def test_disk_row_counts_each_part_and_the_warehouses_free_blocks(tmp_path):
     warehouse_bytes = paths.warehouse_db.stat().st_size
     assert _megabytes(disk, "warehouse") == round(warehouse_bytes / 1e6, 1)
     assert f"({block_size * free_blocks / 1e6:,.1f} MB in free blocks)" in disk
-    assert _megabytes(disk, "snapshot") == 0.0
+    assert _megabytes(disk, "snapshot") == 2.5  # serve.duckdb and its Parquet parts
     total = _megabytes(disk, "total")
-    assert abs(total - (3.0 + 1.5 + warehouse_bytes / 1e6)) < 0.1
+    assert abs(total - (3.0 + 1.5 + 2.5 + warehouse_bytes / 1e6)) < 0.1
 
 
 def test_a_fresh_home_shows_zero_bytes_without_failing(tmp_path):

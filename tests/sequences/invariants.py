@@ -22,7 +22,7 @@ import yaml
 from tests.cli.test_report import csvs_against_marts
 from tests.sequences.runner import Outcome, run_bench
 from warehouse.log import EventLog
-from warehouse.publish import table_checksums
+from warehouse.publish import parts_dir, table_checksums
 
 COMMAND_EXITS_0 = "a valid command exits 0"
 RAW_ONCE = "every log event is in raw.events exactly once"
@@ -33,6 +33,8 @@ MARTS_EQUAL_REBUILD = "the incremental marts equal a fresh rebuild's"
 VERIFY_PASSES = "bench verify passes"
 EXPORT_IS_SNAPSHOT = "an export holds exactly the snapshot's rows"
 REPORT_IS_SNAPSHOT = "a report's figures and log head are the snapshot's"
+SQL_IS_SNAPSHOT = "bench sql counts the snapshot's rows"
+STATUS_IS_DATA_ROOT = "bench status reports the warehouse's events and the data root's bytes"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -289,6 +291,38 @@ def export_problems(serve_db: Path, mart: str, exported: Path, fmt: str) -> list
             ).fetchone()
             if differ:
                 problems.append(f"{mart}: {differ} row(s) differ between export and snapshot")
+    return problems
+
+
+def sql_problems(serve_db: Path, mart: str, output: str) -> list[str]:
+    """`bench sql "select count(*) as n from marts.MART" --format json` printed the snapshot's
+    row count of that mart, once."""
+    counts = [json.loads(line)["n"] for line in output.splitlines() if line.startswith('{"n":')]
+    with duckdb.connect(str(serve_db), read_only=True) as con:
+        (want,) = con.execute(f'select count(*) from marts."{mart}"').fetchone()
+    return [] if counts == [want] else [f"bench sql counted {counts} rows of {mart}, not [{want}]"]
+
+
+def _bytes(path: Path) -> int:
+    files = [path] if path.is_file() else path.rglob("*") if path.exists() else []
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
+def status_problems(home: Path, output: str) -> list[str]:
+    """`bench status` (run on an idle data root) said how many events the warehouse loaded and
+    how many bytes the log and the snapshot (serve.duckdb with its Parquet parts) take."""
+    text = " ".join(output.replace("│", " ").split())  # a long cell wraps inside the table
+    problems = []
+    warehouse = home / "warehouse.duckdb"
+    if warehouse.exists():
+        with duckdb.connect(str(warehouse), read_only=True) as con:
+            (events,) = con.execute("select count(*) from raw.events").fetchone()
+        if f"{events} events loaded" not in text:
+            problems.append(f"status does not say '{events} events loaded'")
+    snapshot = _bytes(home / "serve.duckdb") + _bytes(parts_dir(home / "serve.duckdb"))
+    for part, n in (("log", _bytes(home / "log")), ("snapshot", snapshot)):
+        if f"{part} {n / 1e6:,.1f} MB" not in text:
+            problems.append(f"status does not say '{part} {n / 1e6:,.1f} MB'")
     return problems
 
 

@@ -380,6 +380,19 @@ class World:
                 invariants.REPORT_IS_SNAPSHOT,
                 invariants.report_problems(self.home / "serve.duckdb", out),
             )
+        if command.argv[0] == "sql" and outcome.ok:
+            mart = command.argv[1].split('marts."', 1)[1].rstrip('"')
+            self._violate(
+                step,
+                invariants.SQL_IS_SNAPSHOT,
+                invariants.sql_problems(self.home / "serve.duckdb", mart, outcome.output),
+            )
+        if command.argv[0] == "status" and outcome.ok:
+            self._violate(
+                step,
+                invariants.STATUS_IS_DATA_ROOT,
+                invariants.status_problems(self.home, outcome.output),
+            )
         if command.argv[0] == "export" and outcome.ok:
             fmt = command.argv[command.argv.index("--format") + 1]
             out = Path(command.argv[command.argv.index("--out") + 1])
@@ -728,6 +741,8 @@ class World:
         """What a reader does with the published snapshot: export a mart, see the scorecard."""
         if ch.chance(0.25):
             return Command("read", ["scorecard"])
+        if ch.chance(0.15):
+            return Command("read", ["status"], note="bytes per part")
         if ch.chance(0.2):
             out = self._new_file("report")
             return Command("read", ["report", "--out", str(out)], note="a static report")
@@ -735,6 +750,9 @@ class World:
         mart = ch.choice(marts)
         fmt = ch.choice(["parquet", "csv", "json"])
         out = self._new_file(f"{mart}.{fmt}")
+        if ch.chance(0.2):
+            sql = f'select count(*) as n from marts."{mart}"'
+            return Command("read", ["sql", sql, "--format", "json"], note=f"{mart} rows")
         prefix = "marts." if ch.chance(0.5) else ""  # `bench sql` names it so; export takes both
         argv = ["export", prefix + mart, "--format", fmt, "--out", str(out)]
         return Command("read", argv, note=f"{mart} as {fmt}")

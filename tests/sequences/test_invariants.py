@@ -247,3 +247,36 @@ def test_an_empty_mart_exports_as_an_empty_json_lines_file(tmp_path):
     assert invariants.export_problems(serve, "board", tmp_path / "empty.json", "json") == []
     stray = invariants.export_problems(serve, "board", tmp_path / "stray.json", "json")
     assert stray == ["board: the snapshot is empty, the export is not"]
+
+
+def test_a_sql_count_other_than_the_snapshots_is_caught(tmp_path):
+    serve = tmp_path / "serve.duckdb"
+    with duckdb.connect(str(serve)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.board as select range as id from range(5)")
+    assert invariants.sql_problems(serve, "board", '{"n":5}\n1 row(s)') == []
+    assert invariants.sql_problems(serve, "board", '{"n":4}') == [
+        "bench sql counted [4] rows of board, not [5]"
+    ]
+    assert invariants.sql_problems(serve, "board", "error: query failed") == [
+        "bench sql counted [] rows of board, not [5]"
+    ]
+
+
+def test_status_that_miscounts_events_or_leaves_out_the_snapshot_parts_is_caught(tmp_path):
+    home = tmp_path / "home"
+    (home / "log").mkdir(parents=True)
+    (home / "log" / "seg.jsonl").write_bytes(b"x" * 1_200_000)
+    (home / "serve.parts").mkdir()
+    (home / "serve.parts" / "marts.t.parquet").write_bytes(b"p" * 2_000_000)
+    (home / "serve.duckdb").write_bytes(b"s" * 300_000)
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute("create schema raw")
+        con.execute("create table raw.events as select range as event_id from range(7)")
+    good = "│ warehouse │ 7 events loaded, 0 quarantined │\n│ disk │ log 1.2 MB · snapshot 2.3 MB │"
+    assert invariants.status_problems(home, good) == []
+    wrong = "7 events loaded · log 1.2 MB · snapshot 0.3 MB"  # serve.duckdb alone
+    assert invariants.status_problems(home, wrong) == ["status does not say 'snapshot 2.3 MB'"]
+    assert invariants.status_problems(home, "6 events loaded · log 1.2 MB · snapshot 2.3 MB") == [
+        "status does not say '7 events loaded'"
+    ]
