@@ -55,40 +55,50 @@ def _megabytes(n: int) -> str:
     return f"{n / 1e6:,.1f} MB"
 
 
-def _free_blocks_bytes(db_file: Path) -> int | None:
-    """Bytes of blocks DuckDB freed but keeps in the file (a rebuild's dropped tables): the
-    part a fresh `bench rebuild` would not carry. None when the file cannot be read now."""
-    try:
-        with duckdb.connect(str(db_file), read_only=True) as con:
-            block_size, free_blocks = con.execute(
-                "select block_size, free_blocks from pragma_database_size()"
-            ).fetchone()
-    except duckdb.Error:
-        return None
-    return block_size * free_blocks
+DISK_PARTS = ("log", "warehouse", "snapshot", "dlt", "dbt", "caches")
 
 
-def _disk_summary(paths: BenchPaths) -> str:
-    """Bytes on disk per part of the data root (issue #26: where a warehouse's size goes)."""
-    warehouse = _bytes_under(paths.warehouse_db) + _bytes_under(
-        paths.warehouse_db.with_name(paths.warehouse_db.name + ".wal")
-    )
-    free = _free_blocks_bytes(paths.warehouse_db) if paths.warehouse_db.exists() else None
-    parts = {
+def disk_usage(paths: BenchPaths) -> dict[str, int | None]:
+    """Bytes on disk per part of the data root (issue #26: where a warehouse's size goes): the
+    DISK_PARTS, then `warehouse_free` / `warehouse_blocks`, the blocks DuckDB freed but keeps
+    inside warehouse.duckdb (a rebuilt table's) and all its blocks, None when the file cannot
+    be read now. benchmarks/scale.py reports the same figures."""
+    usage: dict[str, int | None] = {
         "log": _bytes_under(paths.log_dir),
-        "warehouse": warehouse,
+        "warehouse": _bytes_under(paths.warehouse_db)
+        + _bytes_under(paths.warehouse_db.with_name(paths.warehouse_db.name + ".wal")),
         # serve.duckdb holds the small marts and views; the large ones are its Parquet parts
         "snapshot": _bytes_under(paths.serve_db) + _bytes_under(parts_dir(paths.serve_db)),
         "dlt": _bytes_under(paths.dlt_dir),
         "dbt": _bytes_under(paths.dbt_dir),
         "caches": _bytes_under(paths.cache_dir) + _bytes_under(paths.corpora_dir),
+        "warehouse_free": None,
+        "warehouse_blocks": None,
     }
+    if paths.warehouse_db.exists():
+        try:
+            with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+                block_size, total, free = con.execute(
+                    "select block_size, total_blocks, free_blocks from pragma_database_size()"
+                ).fetchone()
+            usage["warehouse_free"], usage["warehouse_blocks"] = (
+                free * block_size,
+                total * block_size,
+            )
+        except duckdb.Error:
+            pass
+    return usage
+
+
+def _disk_summary(paths: BenchPaths) -> str:
+    usage = disk_usage(paths)
+    free = usage["warehouse_free"]
     shown = [
-        f"{name} {_megabytes(n)}"
+        f"{name} {_megabytes(usage[name] or 0)}"
         + (f" ({_megabytes(free)} in free blocks)" if name == "warehouse" and free else "")
-        for name, n in parts.items()
+        for name in DISK_PARTS
     ]
-    return " · ".join(shown) + f" · total {_megabytes(sum(parts.values()))}"
+    return " · ".join(shown) + f" · total {_megabytes(sum(usage[n] or 0 for n in DISK_PARTS))}"
 
 
 def _verification_summary(paths: BenchPaths) -> str:

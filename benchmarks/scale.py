@@ -813,32 +813,16 @@ def _event_log(home: Path):
     return EventLog(home / "log")
 
 
-def _dir_bytes(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
-
-
 def part_bytes(home: Path) -> dict[str, int]:
-    """Bytes on disk per part of a home: the log, the warehouse (with its WAL), the serving
-    snapshot (serve.duckdb and its Parquet parts), dlt's pipeline directory; and the
-    warehouse's free blocks (DuckDB keeps blocks freed by a rebuilt table inside the file)."""
-    import duckdb
+    """Bytes on disk per part of a home, as `bench status` counts them (bench/status.py:
+    disk_usage): the log, the warehouse (with its WAL), the serving snapshot (serve.duckdb and
+    its Parquet parts), dlt's pipeline directory; and the warehouse's free and total blocks."""
+    from bench.status import disk_usage
+    from warehouse.paths import BenchPaths
 
-    sizes = {
-        "log": _dir_bytes(home / "log"),
-        "warehouse": _dir_bytes(home / "warehouse.duckdb")
-        + _dir_bytes(home / "warehouse.duckdb.wal"),
-        "snapshot": _dir_bytes(home / "serve.duckdb") + _dir_bytes(home / "serve.parts"),
-        "dlt": _dir_bytes(home / "dlt"),
-    }
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        block_size, total, free = con.execute(
-            "select block_size, total_blocks, free_blocks from pragma_database_size()"
-        ).fetchone()
-    sizes["warehouse_free"] = free * block_size
-    sizes["warehouse_blocks"] = total * block_size
-    return sizes
+    usage = disk_usage(BenchPaths(home))
+    keys = ("log", "warehouse", "snapshot", "dlt", "warehouse_free", "warehouse_blocks")
+    return {key: usage[key] or 0 for key in keys}
 
 
 def checkpoint_probe(home: Path) -> dict[str, int]:
@@ -906,7 +890,7 @@ def measure(n_verdicts: int, root: Path, *, inline: bool = False) -> dict:
         [py, script, "--internal-app", str(home)], check=True, capture_output=True, text=True
     ).stdout
     figures["app_pages"] = json.loads(pages.strip().splitlines()[-1])
-    figures["log_mb"] = _dir_bytes(home / "log") / 2**20
+    figures["log_mb"] = part_bytes(home)["log"] / 2**20
     figures["warehouse_mb"] = (home / "warehouse.duckdb").stat().st_size / 2**20
     return figures
 
