@@ -25,6 +25,9 @@ def dbt_env(
     dbt_vars: dict[str, Any] | None = None,
 ) -> dict[str, str]:
     env = dict(os.environ)
+    # dbt's file log defaults to debug level, about a tenth of every call's CPU; info keeps each
+    # node's result and every warning. A user's own DBT_LOG_LEVEL_FILE still wins.
+    env.setdefault("DBT_LOG_LEVEL_FILE", "info")
     env.update(
         # Relative to the data root, where dbt runs: the connection settings (and with them
         # the saved parse, transform/dbt_parse_cache.py) are then the same for every root.

@@ -110,6 +110,8 @@ def test_a_read_only_project_folder_keeps_nothing_and_fails_nothing(tmp_path, mo
 @pytest.mark.slow
 def test_a_new_data_roots_first_dbt_call_reuses_the_saved_parse(tmp_path, monkeypatch):
     monkeypatch.setattr(dbt_parse_cache, "CACHE_DIR", tmp_path / "parse-cache")
+    # the parse messages are debug level; a user's setting wins over bench's default (info)
+    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")
     logs = []
     for name in ("first", "second"):
         paths = BenchPaths.from_env(tmp_path / name).ensure()
