@@ -596,12 +596,12 @@ def demo(
 
     ran.append(qa_cli.run_demo(paths))
     ran.append(qa_cli.run_demo_series(paths))
-    prices = qa_cli.apply_demo_lane_prices(paths)
+    from collectors.qa.lanes import DEMO_PRICE_PER_1K_USD
+
     ran.append(
-        "demo prices (made up, not a vendor's): QA "
-        + ", ".join(f"{lane} ${usd:g}/1k" for lane, usd in prices.items())
-        + " as --lane-prices overrides; research systems from the research_prices seed "
-        "(basis 'demo price')"
+        "demo prices (made up, not a vendor's; basis 'demo price' in the price seeds): QA "
+        + ", ".join(f"{lane} ${usd:g}/1k" for lane, usd in DEMO_PRICE_PER_1K_USD.items())
+        + ", research systems per task from the research_prices seed"
     )
     from bench import draco_cli
 

@@ -205,10 +205,6 @@ DEMO_LANES = "local-bm25,closed-book"
 # deterministic, so the series shows what run-to-run noise 0 looks like.
 DEMO_SERIES = "demo-repeat"
 DEMO_SERIES_RUNS = 3
-# Made-up $ per 1,000 queries for the two offline lanes, set the way a user sets a price
-# (`bench rescore --lane-prices`, var lane_price_overrides: basis "override" in the marts), so
-# the demo's cost views have a shape. Not a vendor's price; the lanes cost nothing to run.
-DEMO_LANE_PRICES = {"local-bm25": 0.5, "closed-book": 0.1}
 
 
 def _run_demo_config(paths: BenchPaths, series: str | None):
@@ -244,19 +240,6 @@ def run_demo_series(paths: BenchPaths) -> str:
     for _ in range(max(0, DEMO_SERIES_RUNS - done)):
         _run_demo_config(paths, DEMO_SERIES)
     return f"{DEMO_SERIES_RUNS} repeat runs of it (series {DEMO_SERIES})"
-
-
-def apply_demo_lane_prices(paths: BenchPaths) -> dict[str, float]:
-    """Give the demo's offline lanes DEMO_LANE_PRICES through var lane_price_overrides (what
-    `bench rescore --lane-prices` stores); a lane the user has priced keeps the user's price.
-    Returns the prices in effect for the demo's lanes."""
-    from transform.state import load_scoring_vars, save_scoring_vars
-
-    scoring = load_scoring_vars(paths)
-    prices = {**DEMO_LANE_PRICES, **(scoring.get("lane_price_overrides") or {})}
-    if prices != scoring.get("lane_price_overrides"):
-        save_scoring_vars(paths, {**scoring, "lane_price_overrides": prices})
-    return {lane: prices[lane] for lane in DEMO_LANE_PRICES}
 
 
 def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:

@@ -6,7 +6,7 @@ files are generated from it (`--write`) and checked against it (`--check`, and t
     python -m collectors.price_seeds --write   # rewrite dbt_project/seeds/*_prices.csv
 
 - `lane_prices.csv`: the SimpleQA search lanes (collectors.search.LANES), the two offline lanes
-  and the vendors' answer lanes (collectors.qa.answer_lanes.ANSWER_LANES), USD per 1,000.
+  at their demo prices (basis "demo price") and the vendors' answer lanes (collectors.qa.answer_lanes.ANSWER_LANES), USD per 1,000.
 - `research_prices.csv`: every DRACO research lane with a per-task list price or estimate
   (collectors.draco.systems.price_for); lanes billed by usage have no row.
 - `extraction_prices.csv`: every live extraction vendor engine, USD per 1,000 requests (empty
@@ -34,16 +34,17 @@ def _usd(value: float | None) -> str:
 
 
 def lane_price_rows() -> list[Row]:
+    from collectors.draco.systems.local_rag import DEMO_PRICE_BASIS
     from collectors.qa.answer_lanes import ANSWER_LANES
-    from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane
-    from collectors.search import LANES, PRICE_SNAPSHOT
+    from collectors.qa.lanes import DEMO_PRICE_PER_1K_USD, ClosedBookLane, LocalBm25Lane
+    from collectors.search import LANES
 
     rows: list[Row] = [
         (s.lane, s.provider, _usd(s.price_usd_per_1k), s.price_snapshot, "list")
         for s in LANES.values()
     ]
     rows += [
-        (lane.name, lane.provider, _usd(lane.price_per_1k_usd or 0.0), PRICE_SNAPSHOT, "local")
+        (lane.name, lane.provider, _usd(DEMO_PRICE_PER_1K_USD[lane.name]), "", DEMO_PRICE_BASIS)
         for lane in (LocalBm25Lane, ClosedBookLane)
     ]
     rows += [

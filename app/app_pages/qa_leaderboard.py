@@ -133,7 +133,8 @@ COST_COLUMNS = {
     "$/1k queries": st.column_config.NumberColumn(
         "$/1k queries",
         format="$%.2f",
-        help="list / override: price per 1,000 queries; imported: 1000 × the mean of the "
+        help="list / demo price / override: price per 1,000 queries; imported: 1000 × the mean "
+        "of the "
         "costs the file states",
     ),
     "Run cost ($)": st.column_config.NumberColumn(
@@ -143,8 +144,9 @@ COST_COLUMNS = {
     ),
     "Price basis": st.column_config.TextColumn(
         "Price basis",
-        help="list: a vendor's list price; override: set with bench rescore; imported: the "
-        "file's own per-row cost (not a bill or a price of ours)",
+        help="list: a vendor's list price; demo price: made up for the offline demo lanes, "
+        "which cost nothing; override: set with bench rescore; imported: the file's own "
+        "per-row cost (not a bill or a price of ours)",
     ),
 }
 
@@ -438,7 +440,7 @@ st.caption(
             "per-row cost: $/1k = 1000 × their mean, run cost = their sum (basis "
             f"{', '.join(bases) or 'none: the file states no cost'})."
             if imported_run
-            else "Latency = provider round trip inside the rate limiter. Cost = list price per "
+            else "Latency = provider round trip inside the rate limiter. Cost = price per "
             "1,000 queries × questions (price snapshot "
             f"{', '.join(price_dates) or '?'}, basis {', '.join(bases) or '?'})."
         )

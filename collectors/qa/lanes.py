@@ -41,6 +41,11 @@ from warehouse.events import (
 )
 
 RESULTS_PER_QUERY = 10
+# Made-up $ per 1,000 queries for the two offline lanes, so the demo's cost views have a shape:
+# the lane_prices seed carries them with basis "demo price" (collectors/price_seeds.py), the way
+# the research_prices seed prices DRACO's offline stand-ins. Not a vendor's price: a call of
+# these lanes costs nothing (their provider_call events say 0).
+DEMO_PRICE_PER_1K_USD: dict[str, float] = {"local-bm25": 0.5, "closed-book": 0.1}
 
 
 @runtime_checkable

@@ -91,3 +91,23 @@ def test_no_page_is_empty_after_the_demo(demo_home: Path, tmp_path: Path) -> Non
                 empty[path or "home"] = hits
         assert not guarded.dialogs and not guarded.offsite
     assert not empty, empty
+
+
+def test_the_demo_prices_its_qa_lanes_as_labelled_demo_prices(demo_home: Path) -> None:
+    """The offline QA lanes cost nothing; the demo gives them made-up prices so the cost views
+    have a shape, labelled "demo price" as DRACO's offline systems are, not stored as a user's
+    `--lane-prices` override that every later rescore would carry along."""
+    import duckdb
+
+    from collectors.qa.lanes import DEMO_PRICE_PER_1K_USD
+    from transform.state import load_scoring_vars
+    from warehouse.paths import BenchPaths
+
+    with duckdb.connect(str(demo_home / "serve.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "select distinct lane, usd_per_1k, price_basis from marts.qa_leaderboard"
+        ).fetchall()
+    assert {lane for lane, _, _ in rows} == set(DEMO_PRICE_PER_1K_USD)
+    for lane, usd, basis in rows:
+        assert (usd, basis) == (DEMO_PRICE_PER_1K_USD[lane], "demo price"), lane
+    assert not load_scoring_vars(BenchPaths(demo_home)).get("lane_price_overrides")

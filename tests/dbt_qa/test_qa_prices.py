@@ -1,7 +1,8 @@
 """The lane_prices seed (what qa_leaderboard prices a QA lane with) agrees with the lane registry:
 the search and answer lanes' list prices come from their vendor modules (collectors.search.LANES,
-collectors.qa.answer_lanes.ANSWER_LANES), the two offline lanes cost nothing. No dbt build
-needed."""
+collectors.qa.answer_lanes.ANSWER_LANES), the two offline lanes carry their made-up demo prices
+labelled "demo price" (collectors.qa.lanes.DEMO_PRICE_PER_1K_USD), never basis "list". No dbt
+build needed."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from price_seeds import seed_rows as read_seed
 
 from collectors.qa.answer_lanes import ANSWER_LANES
 from collectors.qa.lane_registry import OFFLINE_LANES, available_lanes
-from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane
+from collectors.qa.lanes import DEMO_PRICE_PER_1K_USD, ClosedBookLane, LocalBm25Lane
 from collectors.search import LANES
 
 SEED = SEEDS / "lane_prices.csv"
@@ -33,8 +34,7 @@ def registry_price(lane: str) -> tuple[str, float, str, str | None]:
     if lane in ANSWER_LANES:
         answer = ANSWER_LANES[lane]
         return answer.provider, answer.price_usd_per_1k, "list", answer.price_snapshot
-    offline = OFFLINE[lane]
-    return offline.provider, offline.price_per_1k_usd or 0.0, "local", None
+    return OFFLINE[lane].provider, DEMO_PRICE_PER_1K_USD[lane], "demo price", None
 
 
 @pytest.mark.parametrize("lane", sorted(seed_rows()))
