@@ -296,6 +296,12 @@ def grader_banner(grader_id: str, official: Any) -> None:
         )
 
 
+def lower_first(noun: str) -> str:
+    """A label's noun inside a sentence: "Page URL" -> "page URL", an acronym ("URL") kept."""
+    first = noun.split(" ", 1)[0]
+    return noun if first.isupper() else noun[0].lower() + noun[1:]
+
+
 def date_text(value: Any) -> str:
     """A date as YYYY-MM-DD (DuckDB dates arrive as pandas timestamps), MISSING when missing."""
     if value is None or (not isinstance(value, str) and bool(pd.isna(value))):

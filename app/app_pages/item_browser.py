@@ -2,7 +2,7 @@
 its lineage page; search by question, task or URL text; filters for failures, judge samples
 that disagree, systems that disagree; worst first.
 
-Deep-linkable: `item_browser?family=<qa|draco|extraction>&run=<run_id>` (`&grader=` for QA,
+Deep-linkable: `item_browser?family=<qa|draco|extraction|live>&run=<run_id>` (`&grader=` for QA,
 `&judge=` for deep research, `&q=<search words>`).
 Question, task and URL texts are dataset content: shown in dataframes only, never as Markdown.
 """
@@ -14,6 +14,7 @@ import streamlit as st
 
 from app import data, ui
 from app.data import items as item_data
+from app.data import live_extraction as live_data
 
 st.title("Item browser")
 ui.require_snapshot()
@@ -27,6 +28,9 @@ def available_families() -> list[item_data.Family]:
         families.append("draco")
     if not data.lineage_runs().empty:
         families.append("extraction")
+    live_runs = live_data.live_runs()  # None when the snapshot predates the live marts
+    if live_runs is not None and not live_runs.empty:
+        families.append("live")
     return families
 
 
@@ -70,6 +74,14 @@ elif family == "draco":
         f"{row.n_lanes} system(s) · {status_text(row.status)} · {short_run(row.run_id)}"
         for row in runs.itertuples()
     }
+elif family == "live":
+    runs = live_data.live_runs()
+    assert runs is not None
+    run_labels = {
+        row.run_id: f"{row.engines} engine(s) · ground truth {row.ground_truth} · "
+        f"{short_run(row.run_id)}"
+        for row in runs.itertuples()
+    }
 else:
     runs = data.lineage_runs()
     run_labels = {
@@ -102,6 +114,8 @@ with regime_col:
             "judge",
             lambda j: f"{j} ({'official' if judge_official.get(j) else 'not official'})",
         )
+    elif family == "live":
+        st.text("Live extraction has no judge: scores are computed from the engines' consensus.")
     else:
         st.text("Extraction has no judge: scores are computed from the ground truth.")
 if family in ("qa", "draco") and regime is None:
@@ -118,12 +132,13 @@ with search_col:
     if "items_search" not in st.session_state:
         st.session_state["items_search"] = st.query_params.get("q", "")
     search = st.text_input(
-        f"Search {info.item_noun[0].lower() + info.item_noun[1:]} text",
+        f"Search {ui.lower_first(info.item_noun)} text",
         key="items_search",
         placeholder={
             "qa": "a word of the question (or an item id)",
             "draco": "a word of the task (or an item id)",
             "extraction": "part of the URL (or an item id)",
+            "live": "part of the URL (or an item id)",
         }[family],
     )
     if search:
@@ -157,6 +172,7 @@ failed_only = checks[0].checkbox(
         "the request failed).",
         "draco": "Tasks whose research failed, is missing or is incomplete for some system.",
         "extraction": "Pages some engine failed on, or whose output is not a useful success.",
+        "live": "URLs some engine failed on, or whose output is not a useful success.",
     }[family],
 )
 samples_disagree = checks[1].checkbox(
@@ -236,9 +252,12 @@ def cell_text(outcome: str, score: float) -> str:
 
 
 item_column = info.item_noun
-mean_column = {"qa": "Share correct", "draco": "Mean score", "extraction": "Mean shingle F1"}[
-    family
-]
+mean_column = {
+    "qa": "Share correct",
+    "draco": "Mean score",
+    "extraction": "Mean shingle F1",
+    "live": "Mean token F1",
+}[family]
 system_columns = {
     s: (f"{s} (system)" if s in ("#", item_column, mean_column) else s) for s in systems
 }
@@ -300,6 +319,10 @@ st.caption(
         "extraction": "Each cell is the page's shingle F1 (0-1, red low, green high; grey the "
         "extraction failed), marked when the output is not a useful success; open a cell for "
         "the output next to the ground truth.",
+        "live": "Each cell is the URL's token F1 against the engines' consensus passage (0-1, red "
+        "low, green high; grey the extraction failed), marked when the output is not a useful "
+        "success; open a cell for that engine's outcome, raw events and the consensus anchors. "
+        "URLs hygiene excluded (dead, origin 5xx, redirect only) are listed on the live-URL page.",
     }[family]
 )
 if matrix.empty:

@@ -1,6 +1,9 @@
 """Live-URL extraction (methodology §4.1): leaderboard per engine and vertical, the hygiene
 table, and from any URL down to every engine's outcome, its raw events and the consensus
-anchors with the engines that confirmed each."""
+anchors with the engines that confirmed each.
+
+Deep-linkable (the item browser's cells link here): `live_extraction?run=<run_id>&item=<item_id>
+&system=<engine>`."""
 
 from __future__ import annotations
 
@@ -17,12 +20,9 @@ if runs is None or runs.empty:
         "No live-URL run in the snapshot yet. Run `bench demo` or `bench run extraction --urls FILE`."
     )
 
-run_id = st.selectbox(
-    "Run",
-    list(runs["run_id"]),
-    format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'engines']} engines",
-    key="live_run",
-)
+engines = dict(zip(runs["run_id"], runs["engines"], strict=True))
+run_id = ui.pick("Run", list(engines), "live_run", "run", lambda r: f"{r} · {engines[r]} engines")
+assert run_id is not None
 vertical = st.selectbox("Vertical", live_data.verticals(run_id), key="live_vertical")
 
 board = live_data.leaderboard(run_id, vertical)
@@ -116,12 +116,15 @@ for col, reason in zip(cols, ("dead", "origin_5xx", "redirect_only"), strict=Tru
 ui.dataframe(excluded, hide_index=True)
 
 st.subheader("One URL, every engine")
-url = st.selectbox("URL", live_data.urls(run_id), key="live_url")
-pages = live_data.url_pages(run_id, url)
+urls = live_data.urls(run_id)
+item_id = ui.pick("URL", list(urls), "live_url", "item", urls.get)
+assert item_id is not None
+pages = live_data.url_pages(run_id, item_id)
 ui.dataframe(pages, hide_index=True)
 st.markdown("**Consensus anchors** (which engines confirmed each)")
-ui.dataframe(live_data.anchors(run_id, url), hide_index=True)
-system = st.selectbox("Raw events of engine", list(pages["system"]), key="live_system")
+ui.dataframe(live_data.anchors(run_id, item_id), hide_index=True)
+system = ui.pick("Raw events of engine", list(pages["system"]), "live_system", "system")
+assert system is not None
 row = pages.set_index("system").loc[system]
 ids = [row["extraction_event_id"], *data._json(row["source_event_ids"] or "[]")]
 for event in data.events([i for i in ids if i]):

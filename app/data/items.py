@@ -3,15 +3,18 @@ system, one cell each, from the family's per-item mart; the filters over those c
 (question, task, URL) that names an item in pickers; the lineage link of each cell.
 
 One cell = one (item, system) row of `fct_qa_answers` (under one grader regime),
-`fct_draco_items` (under one judge regime) or `fct_extraction_pages`, reduced to:
+`fct_draco_items` (under one judge regime), `fct_extraction_pages` or
+`fct_live_extraction_pages` (the URLs hygiene kept), reduced to:
 
 * `outcome`: what happened, in words (QA: the grader's label, or the request's outcome when it
   never landed; deep research: the item status; extraction: useful / not useful / the outcome);
 * `score`: the family's per-item score on its own scale, failures at 0 as every leaderboard
   counts them (QA: 1 when correct else 0; deep research: the item score, 0-1, shown in points;
-  extraction: the page's shingle F1, the harmonic mean of its shingle precision and recall);
+  extraction: the page's shingle F1, the harmonic mean of its shingle precision and recall;
+  live extraction: the URL's token F1 against the consensus passage);
 * `failed`: the system did not get the item right (QA: not correct; deep research: research
-  failed, missing or incomplete; extraction: the page failed or is not a useful success);
+  failed, missing or incomplete; extraction, live or not: the page failed or is not a useful
+  success);
 * `n_split`: criteria whose judge samples disagree (deep research only; 0 elsewhere: QA answers
   are graded once and extraction engines are deterministic).
 """
@@ -26,7 +29,7 @@ import pandas as pd
 
 from app.data.core import _query
 
-Family = Literal["qa", "draco", "extraction"]
+Family = Literal["qa", "draco", "extraction", "live"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ FAMILIES: dict[Family, FamilyInfo] = {
     "extraction": FamilyInfo(
         "extraction", "Extraction", "Page URL", "Shingle F1", 1.0, False, False
     ),
+    "live": FamilyInfo("live", "Live-URL extraction", "URL", "Token F1", 1.0, False, False),
 }
 
 CELL_COLUMNS = (
@@ -105,10 +109,32 @@ where run_id = ?
 order by position, item_id, system
 """
 
+# The URLs hygiene excluded (dead, origin 5xx, redirect only) are not scored, as on the
+# leaderboard; the live-URL page lists them. The mart keeps no dataset position: URLs sort by id.
+_LIVE_CELLS_SQL = """
+select
+    item_id,
+    cast(null as bigint) as position,
+    url as item_text,
+    system,
+    case
+        when outcome <> 'extracted' then outcome
+        when useful_success then 'useful'
+        else 'not useful'
+    end as outcome,
+    coalesce(token_f1, 0.0) as score,
+    not coalesce(useful_success, false) as failed,
+    0 as n_split
+from marts.fct_live_extraction_pages
+where run_id = ? and not excluded
+order by item_id, system
+"""
+
 _CELLS_SQL: dict[Family, str] = {
     "qa": _QA_CELLS_SQL,
     "draco": _DRACO_CELLS_SQL,
     "extraction": _EXTRACTION_CELLS_SQL,
+    "live": _LIVE_CELLS_SQL,
 }
 
 _TEXTS_SQL: dict[Family, str] = {
@@ -127,13 +153,17 @@ _TEXTS_SQL: dict[Family, str] = {
         select item_id, any_value(url) as item_text
         from marts.fct_extraction_pages where run_id = ? group by item_id
     """,
+    "live": """
+        select item_id, any_value(url) as item_text
+        from marts.fct_live_extraction_pages where run_id = ? group by item_id
+    """,
 }
 
 
 def item_cells(family: Family, run_id: str, regime: str | None = None) -> pd.DataFrame:
     """One row per (item, system) of one run under one regime (QA grader, DRACO judge;
     extraction has none): CELL_COLUMNS, in dataset order."""
-    params = (run_id,) if family == "extraction" else (run_id, regime)
+    params = (run_id, regime) if family in ("qa", "draco") else (run_id,)
     frame = _query(_CELLS_SQL[family], *params).copy()
     frame["failed"] = frame["failed"].astype(bool)
     frame["n_split"] = frame["n_split"].fillna(0).astype(int)
@@ -170,6 +200,8 @@ def lineage_link(family: Family, run_id: str, regime: str | None, system: str, i
     if family == "draco":
         params = {"run": run_id, "judge": regime or "", "lane": system, "item": item_id}
         return "/draco_lineage?" + urlencode(params)
+    if family == "live":
+        return "/live_extraction?" + urlencode({"run": run_id, "system": system, "item": item_id})
     return "/item_lineage?" + urlencode({"run": run_id, "system": system, "item": item_id})
 
 

@@ -55,31 +55,34 @@ def hygiene(run_id: str) -> pd.DataFrame:
     )
 
 
-def url_pages(run_id: str, url: str) -> pd.DataFrame:
+def url_pages(run_id: str, item_id: str) -> pd.DataFrame:
     return _query(
         "select system, outcome, target_status_code, render_requested, render_used, raw_success, "
         "non_content, non_content_rule_ids, completeness, token_f1, useful_success, excluded, "
         "exclusion_reason, output_bytes, latency_ms, error_class, extraction_event_id, source_event_ids "
-        "from marts.fct_live_extraction_pages where run_id = ? and url = ? order by system",
+        "from marts.fct_live_extraction_pages where run_id = ? and item_id = ? order by system",
         run_id,
-        url,
+        item_id,
     )
 
 
-def urls(run_id: str) -> list[str]:
+def urls(run_id: str) -> dict[str, str]:
+    """item_id → URL of one run, in URL order (the URL picker shows the URL, links carry the id)."""
     frame = _query(
-        "select distinct url from marts.fct_live_extraction_pages where run_id = ? order by 1",
+        "select item_id, any_value(url) as url from marts.fct_live_extraction_pages "
+        "where run_id = ? group by item_id order by url, item_id",
         run_id,
     )
-    return list(frame["url"])
+    return dict(zip(frame["item_id"], frame["url"], strict=True))
 
 
-def anchors(run_id: str, url: str) -> pd.DataFrame:
+def anchors(run_id: str, item_id: str) -> pd.DataFrame:
     return _query(
         "select anchor_index, anchor, confirmed_by, consensus_rule_version "
-        "from marts.fct_live_extraction_anchors where run_id = ? and url = ? order by anchor_index",
+        "from marts.fct_live_extraction_anchors where run_id = ? and item_id = ? "
+        "order by anchor_index",
         run_id,
-        url,
+        item_id,
     )
 
 

@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from test_app_browser import CHROMIUM, guarded_page, running_app
@@ -111,3 +112,67 @@ def test_the_demo_prices_its_qa_lanes_as_labelled_demo_prices(demo_home: Path) -
     for lane, usd, basis in rows:
         assert (usd, basis) == (DEMO_PRICE_PER_1K_USD[lane], "demo price"), lane
     assert not load_scoring_vars(BenchPaths(demo_home)).get("lane_price_overrides")
+
+
+def test_the_item_browser_of_the_demos_live_run_equals_its_mart_and_links_to_each_url(
+    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live-URL extraction is a family of the item browser: the matrix holds the URLs hygiene
+    kept, one cell per engine, recounted from marts.fct_live_extraction_pages; each cell opens
+    that URL and engine on the live-URL page."""
+    import duckdb
+    from streamlit.testing.v1 import AppTest
+
+    app_script = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
+    with duckdb.connect(str(demo_home / "serve.duckdb"), read_only=True) as con:
+        cursor = con.execute(
+            "select run_id, item_id, url, system, outcome, useful_success, "
+            "coalesce(token_f1, 0.0) as f1, excluded from marts.fct_live_extraction_pages"
+        )
+        names = [d[0] for d in cursor.description]
+        pages = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    kept = [p for p in pages if not p["excluded"]]
+    assert len({p["run_id"] for p in pages}) == 1  # the demo's one live run
+    assert kept and len(kept) < len(pages)  # hygiene set some URLs aside
+    monkeypatch.setenv("BENCH_HOME", str(demo_home))
+
+    at = AppTest.from_file(str(app_script), default_timeout=60).run()
+    at.switch_page("app_pages/item_browser.py")
+    at.query_params["family"] = "live"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    frame = next(d.value for d in at.dataframe if "URL" in d.value.columns)
+    engines = sorted({p["system"] for p in kept})
+    assert list(frame.columns) == ["#", "URL", *engines, "Mean token F1"]
+    # hygiene's exclusions are not scored, so not in the matrix; every kept URL is, once
+    assert sorted(frame["URL"]) == sorted({p["url"] for p in kept})
+    for page in kept:
+        cell = frame.loc[frame["URL"] == page["url"], page["system"]].iloc[0]
+        link, _, text = cell.partition("#")
+        path, _, query = link.partition("?")
+        assert path == "/live_extraction"
+        assert dict(parse_qsl(query)) == {
+            "run": page["run_id"], "system": page["system"], "item": page["item_id"]
+        }  # fmt: skip
+        if page["outcome"] != "extracted":  # live outcomes: extracted | failed
+            assert text == page["outcome"]
+        else:
+            mark = "" if page["useful_success"] else " · not useful"
+            assert text == f"{page['f1']:.3f}{mark}"
+
+    # following a cell opens that URL and that engine on the live-URL page
+    page = next(p for p in kept if p["outcome"] == "extracted")
+    live = AppTest.from_file(str(app_script), default_timeout=60).run()
+    live.switch_page("app_pages/live_extraction.py")
+    live.query_params.update(
+        {"run": page["run_id"], "item": page["item_id"], "system": page["system"]}
+    )
+    live.run()
+    assert not live.exception, [e.value for e in live.exception]
+    url_box = next(s for s in live.selectbox if s.label == "URL")
+    assert url_box.value == page["item_id"]
+    assert url_box.format_func(url_box.value) == page["url"]
+    engine_box = next(s for s in live.selectbox if s.label == "Raw events of engine")
+    assert engine_box.value == page["system"]
+    shown = next(d.value for d in live.dataframe if "extraction_event_id" in d.value.columns)
+    assert set(shown["system"]) == {p["system"] for p in pages if p["item_id"] == page["item_id"]}
