@@ -66,7 +66,7 @@ ARGUMENTS = {
     "str | None": ["x"],
     "int": [1],
     "Sequence[str]": [["x"]],
-    "Family": ["qa", "draco", "extraction"],
+    "Family": ["qa", "draco", "extraction", "live"],
 }
 # Plumbing with no query of its own (family_status runs through qa_status and draco_status;
 # the item browser's helpers shape frames item_cells already queried).
