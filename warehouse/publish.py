@@ -173,13 +173,24 @@ def _memory_limit_bytes(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int]]:
-    """(table, row count) of the warehouse's tables in `schema`; the count is DuckDB's stored
-    cardinality (no scan)."""
-    return con.execute(
+    """(table or view, row count) of the warehouse's relations in `schema`. A table's count is
+    DuckDB's stored cardinality (no scan); a view's (dim_events: the payloads stay in raw.events)
+    is counted, and the snapshot gets its rows, not the view."""
+    tables = con.execute(
         "select table_name, estimated_size from duckdb_tables() "
-        "where schema_name = ? and database_name = current_database() order by 1",
+        "where schema_name = ? and database_name = current_database()",
         [schema],
     ).fetchall()
+    views = con.execute(
+        "select view_name from duckdb_views() "
+        "where schema_name = ? and database_name = current_database() and not internal",
+        [schema],
+    ).fetchall()
+    counted = [
+        (view, con.execute(f'select count(*) from {schema}."{view}"').fetchone()[0])
+        for (view,) in views
+    ]
+    return sorted([*tables, *counted])
 
 
 def _write_part(con: duckdb.DuckDBPyConnection, schema: str, table: str, directory: Path) -> str:
