@@ -9,8 +9,12 @@ import errno
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from warehouse.paths import BenchPaths
+
+if TYPE_CHECKING:  # duckdb is imported by what reads a file, not at every start of the CLI
+    import duckdb
 
 _DISK_ERRNOS = {
     errno.ENOSPC: "no space left on the device: free some space (or move BENCH_HOME), then run "
@@ -97,16 +101,41 @@ def corrupt_database(exc: BaseException, db_file: Path | None = None) -> str | N
                 f"a DuckDB file in the data root is corrupt ({detail}); `bench rebuild` builds a "
                 "fresh warehouse.duckdb from the event log and publishes a new serve.duckdb"
             )
-        if Path(path).name == _SERVE_DB:
-            return (
-                f"{path} is corrupt or truncated ({detail}); it is only a published copy of "
-                "the marts: `bench publish` writes a new one from the warehouse"
-            )
-        return (
-            f"{path} is corrupt or truncated ({detail}); the event log holds everything in it: "
-            "`bench rebuild` builds a fresh one from the log (and publishes it)"
-        )
+        return damaged_file(path, detail)
     return None
+
+
+def damaged_file(path: str | Path, detail: str) -> str:
+    """A damaged DuckDB file named, with the command that replaces it."""
+    if Path(path).name == _SERVE_DB:
+        return (
+            f"{path} is corrupt or truncated ({detail}); it is only a published copy of "
+            "the marts: `bench publish` writes a new one from the warehouse"
+        )
+    return (
+        f"{path} is corrupt or truncated ({detail}); the event log holds everything in it: "
+        "`bench rebuild` builds a fresh one from the log (and publishes it)"
+    )
+
+
+# A DuckDB file starts with three 4 KiB headers (the main one and two alternating database
+# headers), then its blocks.
+_HEADER_BYTES = 3 * 4096
+
+
+def truncation(con: duckdb.DuckDBPyConnection, db_file: Path) -> str | None:
+    """The damaged-file message when `db_file` is shorter than the blocks its header lists, else
+    None. DuckDB opens a file cut after its metadata and fails only when a query reaches a
+    missing block, so a file cut short can look healthy to a query that reads little."""
+    block_size, total_blocks = con.execute(
+        "select block_size, total_blocks from pragma_database_size() "
+        "where database_name = current_database()"
+    ).fetchone()
+    expected = _HEADER_BYTES + block_size * total_blocks
+    actual = db_file.stat().st_size
+    if actual >= expected:
+        return None
+    return damaged_file(db_file, f"{actual:,} of the {expected:,} bytes its header lists")
 
 
 def _duckdb_path_in_frames(exc: BaseException) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench.errors import explain
+from bench.errors import explain, truncation
 from warehouse.log import TORN_DIR, EventLog, ManifestCorrupt
 from warehouse.log_trust import load_verification
 from warehouse.paths import BenchPaths
@@ -129,6 +129,9 @@ def _warehouse_summary(paths: BenchPaths) -> str:
         return "not built yet (bench ingest && bench build)"
     try:
         with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+            cut = truncation(con, paths.warehouse_db)
+            if cut:
+                return cut
             events = con.execute("select count(*) from raw.events").fetchone()[0]
             quarantined = con.execute(
                 "select count(*) from information_schema.tables "
@@ -158,6 +161,9 @@ def _snapshot_summary(paths: BenchPaths) -> str:
     )
     try:
         with duckdb.connect(str(paths.serve_db), read_only=True) as con:
+            cut = truncation(con, paths.serve_db)
+            if cut:
+                return cut
             marts = con.execute(
                 "select count(*) from information_schema.tables where table_schema = 'marts'"
             ).fetchone()[0]

@@ -3,6 +3,7 @@ DuckDB freed but keeps inside warehouse.duckdb (what a rebuild's dropped tables 
 
 from __future__ import annotations
 
+import os
 import re
 
 import duckdb
@@ -53,3 +54,26 @@ def test_a_fresh_home_shows_zero_bytes_without_failing(tmp_path):
     disk = dict(status_rows(BenchPaths(tmp_path / "new")))["disk"]
     assert disk.endswith("total 0.0 MB")
     assert "free blocks" not in disk
+
+
+def test_a_snapshot_cut_short_after_its_metadata_is_named_not_reported_healthy(tmp_path):
+    """DuckDB opens a file whose last blocks are gone and answers the queries that do not reach
+    them: `bench status` said "published …, 1 marts, 10 runs" for a serve.duckdb one block
+    short. The file is shorter than the blocks its header lists, and status says so."""
+    paths = BenchPaths.from_env(tmp_path).ensure()
+    with duckdb.connect(str(paths.serve_db)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.dim_runs as select range as run_id from range(10)")
+        con.execute(
+            "create table marts.big as select range as i, md5(range::varchar) as s "
+            "from range(200000)"
+        )
+    size = paths.serve_db.stat().st_size
+    block = 262144  # DuckDB's default block size
+    assert dict(status_rows(paths))["serving snapshot"].endswith("2 marts, 10 runs")
+    os.truncate(paths.serve_db, size - block)
+    with duckdb.connect(str(paths.serve_db), read_only=True) as con:  # DuckDB still opens it
+        assert con.execute("select count(*) from marts.dim_runs").fetchone() == (10,)
+    shown = dict(status_rows(paths))["serving snapshot"]
+    assert shown.startswith(f"{paths.serve_db} is corrupt or truncated ({size - block:,} of the")
+    assert "`bench publish` writes a new one from the warehouse" in shown
