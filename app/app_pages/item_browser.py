@@ -296,6 +296,8 @@ matrix = pd.DataFrame(
         ],
     }
 )
+if listed["position"].isna().all():  # live URLs keep no dataset position: no column of blanks
+    matrix = matrix.drop(columns="#")
 for system in systems:
     matrix[system_columns[system]] = (
         links[system].reindex(order).tolist() if system in links else [None] * len(order)
