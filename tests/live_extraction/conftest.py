@@ -83,3 +83,25 @@ def live_build(live_site, tmp_path_factory) -> LiveBuild:
     assert summary.status.startswith("finished"), summary.status
     db_path = build_marts(log, work / "dbt")
     return LiveBuild(site, corpus, plan, log, db_path, work)
+
+
+def publish_live(live_build: LiveBuild, home: Path, more_models: str | None = None) -> Path:
+    """The live build as the app reads it: a copy of its warehouse (with `more_models` built
+    into it), published by bench's own publish into `home`/serve.duckdb. A warehouse file is not
+    a snapshot: its dim_events is a view over raw.events, named by the warehouse's catalog."""
+    import shutil
+
+    from warehouse.publish import publish_snapshot
+
+    work = home.parent / f"{home.name}-warehouse"
+    work.mkdir(parents=True, exist_ok=True)
+    warehouse = work / "warehouse.duckdb"
+    shutil.copyfile(live_build.db_path, warehouse)
+    if more_models:
+        result = run_dbt(["run", "--select", more_models], warehouse, work / "dbt")
+        assert result.returncode == 0, result.stdout[-3000:]
+    home.mkdir(parents=True, exist_ok=True)
+    head = live_build.log.head(live_build.log.manifest_records())
+    serve = home / "serve.duckdb"
+    publish_snapshot(warehouse, serve, {"log_head": head.to_json()})
+    return serve

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.live_extraction.conftest import REPO_ROOT
+from tests.live_extraction.conftest import REPO_ROOT, publish_live
 
 pytestmark = pytest.mark.slow
 
 
 def test_live_page_shows_leaderboard_hygiene_and_anchors(live_build, tmp_path, monkeypatch):
     home = tmp_path / "home"
-    home.mkdir()
-    shutil.copyfile(live_build.db_path, home / "serve.duckdb")
+    publish_live(live_build, home)
     monkeypatch.setenv("BENCH_HOME", str(home))
     at = AppTest.from_file(str(REPO_ROOT / "app" / "streamlit_app.py"), default_timeout=60).run()
     at.switch_page("app_pages/live_extraction.py").run()

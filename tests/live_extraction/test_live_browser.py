@@ -5,7 +5,6 @@ sent one row per (vertical, engine) of the mart, and in Debian chromium it draws
 from __future__ import annotations
 
 import io
-import shutil
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.live_extraction.conftest import REPO_ROOT
+from tests.live_extraction.conftest import REPO_ROOT, publish_live
 
 sys.path.insert(0, str(REPO_ROOT / "tests" / "app"))
 from test_app_browser import CHROMIUM, RENDER_TIMEOUT_MS, guarded_page, running_app
@@ -29,8 +28,7 @@ PER_VERTICAL = (
 
 def install(live_build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
-    home.mkdir()
-    shutil.copyfile(live_build.db_path, home / "serve.duckdb")
+    publish_live(live_build, home)
     monkeypatch.setenv("BENCH_HOME", str(home))
     return home
 

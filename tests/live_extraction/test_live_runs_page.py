@@ -6,13 +6,11 @@ and the Overview left the family out."""
 
 from __future__ import annotations
 
-import shutil
-
 import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.live_extraction.conftest import REPO_ROOT, run_dbt
+from tests.live_extraction.conftest import REPO_ROOT, publish_live
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +18,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def live_home(live_build, tmp_path, monkeypatch):
     home = tmp_path / "home"
-    home.mkdir()
-    db = home / "serve.duckdb"
-    shutil.copyfile(live_build.db_path, db)
     # the live marts are built; add the marts every page of the app needs (REQUIRED_TABLES),
     # empty of extraction rows here, and dim_runs, which the Runs page lists
     required = "+dim_runs +fct_extraction_pages +extraction_leaderboard dim_scoring_vars"
-    run_dbt(["run", "--select", required], db, tmp_path / "dbt")
+    db = publish_live(live_build, home, required)
     monkeypatch.setenv("BENCH_HOME", str(home))
     return db
 
