@@ -151,13 +151,13 @@ def disclosures(project_dir: Path) -> list[tuple[str, str, str]]:
 
     marts = project_dir / "models" / "marts"
     described: dict[str, str] = {}
-    for path in sorted(marts.glob("_*__models.yml")):
+    for path in sorted(marts.rglob("*.yml")):
         for model in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("models", []):
             described[model["name"]] = " ".join(str(model.get("description") or "").split())
     out = []
     for mart in figures.DISCLOSED_MARTS:
-        sql = marts / f"{mart}.sql"
-        header = _sql_header(sql.read_text(encoding="utf-8")) if sql.exists() else ""
+        sql = next(marts.rglob(f"{mart}.sql"), None)
+        header = _sql_header(sql.read_text(encoding="utf-8")) if sql else ""
         out.append((mart, described.get(mart, ""), header))
     return out
 

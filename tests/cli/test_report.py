@@ -251,8 +251,8 @@ def test_every_column_the_report_shows_is_in_its_marts_contract() -> None:
     """The report's column lists against the marts' yml contracts: a renamed mart column fails
     here, not in a user's report (live extraction included, which the real snapshot lacks)."""
     declared: dict[str, set[str]] = {}
-    for path in (REPO_ROOT / "dbt_project" / "models" / "marts").glob("_*__models.yml"):
-        for model in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+    for path in (REPO_ROOT / "dbt_project" / "models" / "marts").rglob("*.yml"):
+        for model in yaml.safe_load(path.read_text(encoding="utf-8")).get("models") or []:
             declared[model["name"]] = {column["name"] for column in model.get("columns", [])}
     for board in figures.BOARDS:
         shown = {*board.names, *board.group_by, *board.row_key, board.bar_label}

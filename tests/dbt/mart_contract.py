@@ -1,5 +1,5 @@
 """The published marts' contract as the per-model yml states it (dbt_project/models/marts/
-_*__models.yml, enforced by dbt on the SQL marts): read it, and compare a warehouse with it.
+<family>/<mart>.yml, enforced by dbt on the SQL marts): read it, and compare a warehouse with it.
 
 Imported by plain name, like dbt_harness (tests/dbt is on sys.path, see conftest.py)."""
 
@@ -16,9 +16,9 @@ Contracts = dict[str, dict[str, str]]
 
 
 def mart_contracts() -> Contracts:
-    """{mart: {column: data_type}}, columns in table order, from models/marts/_*__models.yml."""
+    """{mart: {column: data_type}}, columns in table order, from models/marts/<family>/<mart>.yml."""
     contracts: Contracts = {}
-    for path in sorted(MARTS_DIR.glob("_*__models.yml")):
+    for path in sorted(MARTS_DIR.rglob("*.yml")):
         for model in yaml.safe_load(path.read_text()).get("models") or []:
             contracts[model["name"]] = {
                 column["name"]: column.get("data_type") for column in model.get("columns") or []

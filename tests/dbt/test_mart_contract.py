@@ -39,7 +39,7 @@ CONTRACT_DOC = REPO / "docs" / "warehouse-contract.md"
 
 def test_every_mart_has_a_contract_with_a_type_per_column():
     contracts = mart_contracts()
-    models = {path.stem for path in MARTS_DIR.iterdir() if path.suffix in (".sql", ".py")}
+    models = {path.stem for path in MARTS_DIR.rglob("*") if path.suffix in (".sql", ".py")}
     assert set(contracts) == models
     untyped = [f"{mart}.{c}" for mart, cols in contracts.items() for c, t in cols.items() if not t]
     assert not [mart for mart, columns in contracts.items() if not columns]

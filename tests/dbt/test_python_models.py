@@ -17,7 +17,7 @@ MODELS = DBT_PROJECT / "models" / "intermediate"
 
 
 def load_model(name: str):
-    spec = importlib.util.spec_from_file_location(name, MODELS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, next(MODELS.rglob(f"{name}.py")))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -255,7 +255,7 @@ def test_bootstrap_with_zero_samples_has_no_std():
 
 
 # The pages of the dbt unit test leaderboard_corpus_metrics_and_default_composite
-# (models/marts/_marts__unit_tests.yml), whose leaderboard composite is 0.5524131783789283.
+# (models/marts/extraction/extraction_leaderboard.yml), whose leaderboard composite is 0.5524131783789283.
 COMPOSITE_PAGES = [
     # outcome, page_precision, page_recall, completeness, raw_success, useful_success, token_f1,
     # latency_ms, output_bytes

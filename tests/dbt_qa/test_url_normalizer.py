@@ -9,7 +9,7 @@ import pytest
 
 MODEL = (
     Path(__file__).resolve().parents[2]
-    / "dbt_project/models/intermediate/int_qa_urls_normalized.py"
+    / "dbt_project/models/intermediate/qa/int_qa_urls_normalized.py"
 )
 spec = importlib.util.spec_from_file_location("int_qa_urls_normalized", MODEL)
 normalizer = importlib.util.module_from_spec(spec)

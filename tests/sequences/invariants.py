@@ -111,11 +111,11 @@ STAGING_YML = Path(__file__).resolve().parents[2] / "dbt_project" / "models" / "
 
 @cache
 def staging_event_keys() -> dict[str, tuple[str, ...]]:
-    """model -> its event key as the dbt project declares it (`_*__models.yml`): the column
+    """model -> its event key as the dbt project declares it (`staging/<model>.yml`): the column
     ending in `event_id` with a `unique` test (`verdict_event_id` of judge_verdict), else a
     `unique_combination` holding one (`chunks_event_id, chunk_rank`: a row per chunk)."""
     keys: dict[str, tuple[str, ...]] = {}
-    for yml in sorted(STAGING_YML.glob("_*.yml")):
+    for yml in sorted(STAGING_YML.glob("*.yml")):
         for model in (yaml.safe_load(yml.read_text()) or {}).get("models") or []:
             unique_columns = [
                 c["name"]
