@@ -3,6 +3,7 @@
 --   raw / useful success rate: over scored URLs
 --   completeness: mean over raw-successful fetches with consensus anchors
 --   token_f1: mean over scored URLs that have a consensus passage (failures count 0)
+--   (both means summed in item order, macros/stable_avg.sql: two builds agree to the bit)
 --   latency p50/p95: over terminal events with a latency; avg_output_bytes: over scored URLs
 --   cost_per_1k_useful_usd = list price per 1k requests x requests sent (every URL of the
 --     slice, excluded ones too: they were billed) / useful successes (NULL price -> NULL;
@@ -54,8 +55,8 @@ per_engine as (
         count(*) filter (where not excluded and useful_success) as useful_successes,
         avg(case when raw_success then 1.0 else 0.0 end) filter (where not excluded) as raw_success_rate,
         avg(case when useful_success then 1.0 else 0.0 end) filter (where not excluded) as useful_success_rate,
-        avg(completeness) filter (where not excluded and raw_success) as completeness,
-        avg(coalesce(token_f1, 0.0)) filter (where not excluded and passage_tokens > 0) as token_f1,
+        {{ stable_avg('completeness', where='not excluded and raw_success') }} as completeness,
+        {{ stable_avg('coalesce(token_f1, 0.0)', where='not excluded and passage_tokens > 0') }} as token_f1,
         quantile_cont(latency_ms, 0.5) filter (where not excluded) / 1000.0 as latency_p50_s,
         quantile_cont(latency_ms, 0.95) filter (where not excluded) / 1000.0 as latency_p95_s,
         avg(output_bytes) filter (where not excluded) as avg_output_bytes,
