@@ -12,9 +12,12 @@ adding another run, never moves it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
+import pyarrow as pa
+from bench_vars import scoring_value
 
 ALPHA = 0.05
 CORRECTIONS = ("bonferroni", "holm")
@@ -27,6 +30,18 @@ MAX_INDEX_CELLS = 4_000_000
 def check_bootstrap_vars(seed: int, samples: int, seed_name: str, samples_name: str) -> None:
     if seed < 0 or samples < 0:
         raise ValueError(f"{seed_name} and {samples_name} must be >= 0; got {seed} and {samples}")
+
+
+def bootstrap_vars(**configured: Any) -> tuple[int, int]:
+    """(seed, samples) in effect and checked, from a model's `name=dbt.config.get(name)` pair,
+    seed first: `bootstrap_vars(qa_bootstrap_seed=dbt.config.get("qa_bootstrap_seed"),
+    qa_bootstrap_samples=dbt.config.get("qa_bootstrap_samples"))`. The model itself must read
+    each name (bench_vars.scoring_value says why)."""
+    (seed_name, seed), (samples_name, samples) = configured.items()
+    seed = int(scoring_value(seed_name, seed))
+    samples = int(scoring_value(samples_name, samples))
+    check_bootstrap_vars(seed, samples, seed_name, samples_name)
+    return seed, samples
 
 
 def check_correction(correction: str, var_name: str) -> str:
@@ -61,6 +76,44 @@ def bootstrap_mean_interval(
     )
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
+
+
+def grouped_values(
+    rows: Iterable[dict[str, Any]],
+    key: Sequence[str],
+    value: Callable[[dict[str, Any]], float | None],
+) -> dict[tuple, list[float]]:
+    """{(row[k] for k in key): [value(row), ...]} in row order; a row whose value is None is
+    left out, but its group is kept (so a group with no values still gets its row)."""
+    groups: dict[tuple, list[float]] = {}
+    for row in rows:
+        values = groups.setdefault(tuple(row[k] for k in key), [])
+        if (found := value(row)) is not None:
+            values.append(found)
+    return groups
+
+
+def mean_interval_table(
+    groups: dict[tuple, list[float]], seed: int, samples: int, schema: pa.Schema
+) -> pa.Table:
+    """One row per group, by key: the key columns, the value count, bootstrap_seed,
+    bootstrap_samples and the bootstrap_mean_interval, in `schema`'s order (the key's columns
+    first, then those five)."""
+    *key_names, n_name, seed_name, samples_name, low_name, high_name = schema.names
+    rows = []
+    for key, values in sorted(groups.items()):
+        low, high = bootstrap_mean_interval(values, seed, samples, key)
+        rows.append(
+            {
+                **dict(zip(key_names, key, strict=True)),
+                n_name: len(values),
+                seed_name: seed,
+                samples_name: samples,
+                low_name: low,
+                high_name: high,
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _finite(value) -> float | None:

@@ -4,7 +4,8 @@
 reads one with plain `var()` silently scores with the dbt_project.yml default after a rescore
 (this happened to every numeric var once: `number_var` read `var(name)`). So: in the SQL models
 and macros, `var(` appears only inside the `scoring_var` macro; in the Python models, every
-`dbt.config.get(...)` of a scoring var is wrapped in `scoring_value`."""
+`dbt.config.get(...)` of a scoring var is wrapped in `scoring_value`, or handed by name to
+bench_stats.bootstrap_vars, which wraps it."""
 
 from __future__ import annotations
 
@@ -38,9 +39,10 @@ def test_python_models_read_scoring_vars_through_scoring_value():
     for path in sorted(DBT.glob("models/**/*.py")):
         code = path.read_text(encoding="utf-8")
         for name in re.findall(r'dbt\.config\.get\("(\w+)"\)', code):
-            if (
-                name in SCORING_VARS
-                and f'scoring_value("{name}", dbt.config.get("{name}"))' not in code
-            ):
+            wrapped = f'scoring_value("{name}", dbt.config.get("{name}"))' in code
+            to_bootstrap_vars = f'{name}=dbt.config.get("{name}")' in code and (
+                "bootstrap_vars(" in code
+            )
+            if name in SCORING_VARS and not (wrapped or to_bootstrap_vars):
                 offenders.append(f"{path.relative_to(DBT)}: {name}")
     assert offenders == []

@@ -330,3 +330,40 @@ def test_bootstrap_composite_interval_is_seeded_and_brackets_the_composite():
         (as_text,) = bootstrap_model.model(FakeDbt(con, text_weights), con).to_pylist()
     assert row == again == as_text and row != other
     assert 0 <= row["composite_ci_low"] < 0.5524131783789283 < row["composite_ci_high"] <= 1
+
+
+def test_mean_interval_driver_keeps_a_group_without_values_and_orders_by_key():
+    """bench_stats.grouped_values + mean_interval_table, the driver of the per-group bootstrap
+    models: a group whose rows all have no value keeps its row (n 0, no interval); the interval
+    is bootstrap_mean_interval's for the group's own key; rows come out sorted by key."""
+    import bench_stats
+    import pyarrow as pa
+
+    rows = [
+        {"run": "r2", "lane": "b", "v": 1.0},
+        {"run": "r1", "lane": "a", "v": None},
+        {"run": "r2", "lane": "b", "v": 0.0},
+        {"run": "r2", "lane": "b", "v": 1.0},
+    ]
+    groups = bench_stats.grouped_values(rows, ("run", "lane"), lambda row: row["v"])
+    assert groups == {("r2", "b"): [1.0, 0.0, 1.0], ("r1", "a"): []}
+    schema = pa.schema(
+        [
+            ("run", pa.string()),
+            ("lane", pa.string()),
+            ("n", pa.int64()),
+            ("bootstrap_seed", pa.int64()),
+            ("bootstrap_samples", pa.int64()),
+            ("low", pa.float64()),
+            ("high", pa.float64()),
+        ]
+    )
+    table = bench_stats.mean_interval_table(groups, 7, 200, schema).to_pylist()
+    low, high = bench_stats.bootstrap_mean_interval([1.0, 0.0, 1.0], 7, 200, ("r2", "b"))
+    assert table == [
+        {"run": "r1", "lane": "a", "n": 0, "bootstrap_seed": 7, "bootstrap_samples": 200}
+        | {"low": None, "high": None},
+        {"run": "r2", "lane": "b", "n": 3, "bootstrap_seed": 7, "bootstrap_samples": 200}
+        | {"low": low, "high": high},
+    ]
+    assert 0.0 <= low < high <= 1.0

@@ -15,8 +15,7 @@ Grain: one row per (run_id, lane, judge_id) of int_draco_items_scored. Tested in
 """
 
 import pyarrow as pa
-from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
-from bench_vars import scoring_value
+from bench_stats import bootstrap_vars, grouped_values, mean_interval_table
 
 SCHEMA = pa.schema(
     [
@@ -34,11 +33,10 @@ SCHEMA = pa.schema(
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(scoring_value("draco_bootstrap_seed", dbt.config.get("draco_bootstrap_seed")))
-    samples = int(
-        scoring_value("draco_bootstrap_samples", dbt.config.get("draco_bootstrap_samples"))
+    seed, samples = bootstrap_vars(
+        draco_bootstrap_seed=dbt.config.get("draco_bootstrap_seed"),
+        draco_bootstrap_samples=dbt.config.get("draco_bootstrap_samples"),
     )
-    check_bootstrap_vars(seed, samples, "draco_bootstrap_seed", "draco_bootstrap_samples")
     rows = (
         dbt.ref("int_draco_items_scored")
         .project("run_id, lane, judge_id, position, item_id, score")
@@ -46,22 +44,5 @@ def model(dbt, session):
         .to_arrow_table()
         .to_pylist()
     )
-    groups = {}
-    for row in rows:
-        groups.setdefault((row["run_id"], row["lane"], row["judge_id"]), []).append(row["score"])
-    out = []
-    for key, values in sorted(groups.items()):
-        low, high = bootstrap_mean_interval(values, seed, samples, key)
-        out.append(
-            {
-                "run_id": key[0],
-                "lane": key[1],
-                "judge_id": key[2],
-                "n_items": len(values),
-                "bootstrap_seed": seed,
-                "bootstrap_samples": samples,
-                "score_ci_low": low,
-                "score_ci_high": high,
-            }
-        )
-    return pa.Table.from_pylist(out, schema=SCHEMA)
+    groups = grouped_values(rows, ("run_id", "lane", "judge_id"), lambda row: row["score"])
+    return mean_interval_table(groups, seed, samples, SCHEMA)

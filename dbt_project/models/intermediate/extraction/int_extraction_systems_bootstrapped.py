@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 import pyarrow as pa
-from bench_stats import check_bootstrap_vars, group_rng, resample_indices
+from bench_stats import bootstrap_vars, group_rng, resample_indices
 from bench_vars import scoring_value
 
 # extraction_weight_components (macros/scoring_vars.sql): weight name -> leaderboard component
@@ -147,9 +147,10 @@ def sample_std(values):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(scoring_value("bootstrap_seed", dbt.config.get("bootstrap_seed")))
-    samples = int(scoring_value("bootstrap_samples", dbt.config.get("bootstrap_samples")))
-    check_bootstrap_vars(seed, samples, "bootstrap_seed", "bootstrap_samples")
+    seed, samples = bootstrap_vars(
+        bootstrap_seed=dbt.config.get("bootstrap_seed"),
+        bootstrap_samples=dbt.config.get("bootstrap_samples"),
+    )
     configured = scoring_value("extraction_weights", dbt.config.get("extraction_weights"))
     # no weights configured (a caller other than dbt): no composite interval
     weights = None if configured is None else weights_of(configured)

@@ -14,8 +14,7 @@ Grain: one row per (run_id, lane, grader_id) of int_qa_answers_scored. Tested in
 """
 
 import pyarrow as pa
-from bench_stats import bootstrap_mean_interval, check_bootstrap_vars
-from bench_vars import scoring_value
+from bench_stats import bootstrap_vars, grouped_values, mean_interval_table
 
 SCHEMA = pa.schema(
     [
@@ -31,11 +30,17 @@ SCHEMA = pa.schema(
 )
 
 
+def strict_correct(row) -> float | None:
+    """1 correct, 0 incorrect or not attempted, None (left out) for a row not graded."""
+    return None if row["label"] is None else float(row["label"] == "correct")
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
-    seed = int(scoring_value("qa_bootstrap_seed", dbt.config.get("qa_bootstrap_seed")))
-    samples = int(scoring_value("qa_bootstrap_samples", dbt.config.get("qa_bootstrap_samples")))
-    check_bootstrap_vars(seed, samples, "qa_bootstrap_seed", "qa_bootstrap_samples")
+    seed, samples = bootstrap_vars(
+        qa_bootstrap_seed=dbt.config.get("qa_bootstrap_seed"),
+        qa_bootstrap_samples=dbt.config.get("qa_bootstrap_samples"),
+    )
     rows = (
         dbt.ref("int_qa_answers_scored")
         .project("run_id, lane, grader_id, sample_order, item_id, label")
@@ -43,24 +48,5 @@ def model(dbt, session):
         .to_arrow_table()
         .to_pylist()
     )
-    groups = {}
-    for row in rows:
-        values = groups.setdefault((row["run_id"], row["lane"], row["grader_id"]), [])
-        if row["label"] is not None:
-            values.append(1.0 if row["label"] == "correct" else 0.0)
-    out = []
-    for key, values in sorted(groups.items()):
-        low, high = bootstrap_mean_interval(values, seed, samples, key)
-        out.append(
-            {
-                "run_id": key[0],
-                "lane": key[1],
-                "grader_id": key[2],
-                "n_graded": len(values),
-                "bootstrap_seed": seed,
-                "bootstrap_samples": samples,
-                "strict_accuracy_ci_low": low,
-                "strict_accuracy_ci_high": high,
-            }
-        )
-    return pa.Table.from_pylist(out, schema=SCHEMA)
+    groups = grouped_values(rows, ("run_id", "lane", "grader_id"), strict_correct)
+    return mean_interval_table(groups, seed, samples, SCHEMA)
