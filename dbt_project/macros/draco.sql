@@ -64,6 +64,18 @@
     list_sum(list({{ expr }} order by {{ order_by }}){% if where %} filter (where {{ where }}){% endif %})
 {%- endmacro %}
 
+{#- The sums a rubric score is made of, over the criteria of one group (a whole item, or one
+    axis of it, methodology 1.3): the counts, raw = sum(w * v_scored) and the positive mass P,
+    summed in criterion order. One definition for the item and the axis grain. -#}
+{% macro rubric_sums() -%}
+        count(*) as n_criteria,
+        count(*) filter (where judged) as n_criteria_judged,
+        count(*) filter (where passed) as n_passed,
+        count(*) filter (where split) as n_split,
+        {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
+        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight
+{%- endmacro %}
+
 {#- The weight in effect (methodology 1.3, rescoring): the seed override when there is one, else
     the registered weight; then a penalty below scoring_var('draco_penalty_floor') is raised to it. -#}
 {% macro draco_weight_in_effect(registered_weight, override_weight) -%}

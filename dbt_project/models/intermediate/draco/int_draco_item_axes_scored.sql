@@ -32,15 +32,10 @@ summed as (
         item_id,
         axis,
         any_value(axis_title) as axis_title,
-        count(*) as n_criteria,
-        count(*) filter (where judged) as n_criteria_judged,
+        {{ rubric_sums() }},
         count(*) filter (where polarity = 'negative') as n_negative,
-        count(*) filter (where passed) as n_passed,
-        count(*) filter (where split) as n_split,
         cast(sum(n_flagged_samples) as bigint) as n_flagged_samples,
-        bool_and(research_state = 'reported') as has_report,
-        {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
-        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight
+        bool_and(research_state = 'reported') as has_report
     from criteria
     group by run_id, lane, judge_id, item_id, axis
 

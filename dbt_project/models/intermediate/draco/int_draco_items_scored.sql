@@ -56,10 +56,7 @@ summed as (
         lane,
         judge_id,
         item_id,
-        count(*) as n_criteria,
-        count(*) filter (where judged) as n_criteria_judged,
-        count(*) filter (where passed) as n_passed,
-        count(*) filter (where split) as n_split,
+        {{ rubric_sums() }},
         cast(sum(n_samples) as bigint) as n_samples,
         cast(sum(coalesce(n_samples_expected, 1)) as bigint) as n_samples_expected,
         count(*) filter (
@@ -69,8 +66,6 @@ summed as (
         cast(sum(n_failed_samples) as bigint) as n_failed_samples,
         cast(sum(n_retried_samples) as bigint) as n_retried_samples,
         cast(sum(n_met_overridden_samples) as bigint) as n_met_overridden_samples,
-        {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
-        {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight,
         {{ stable_sum('weight', 'criterion_position', where='weight < 0') }} as negative_weight_all
     from criteria
     group by run_id, lane, judge_id, item_id
