@@ -90,8 +90,8 @@ def run_demo(paths: BenchPaths) -> str:
     from bench import run_report
     from bench.settings import shared_data_dir
     from collectors.extraction.live.corpus import load_urls
+    from collectors.extraction.live.loopback_site import LoopbackSite
     from collectors.extraction.live.runner import plan_live_extraction, run_live_extraction
-    from collectors.testing.loopback_site import LoopbackSite
     from transform import pipeline
 
     benchmark = _benchmark_pages(shared_data_dir() / "article-extraction-benchmark", paths)

@@ -11,7 +11,7 @@ limiter, so their rate group's budget is split between them), so the run needs a
 lane's calls through the production path (SearchClient: throttle, tenacity retries, stock httpx
 on httpcore with one keep-alive connection per slot, redaction, ProviderCallCompleted,
 `make_event`, the batched EventSink into a real fsync'd EventLog) against
-`collectors.testing.fast_server` (a separate process) holding each response for a log-normal
+`tests.fakes.fast_server` (a separate process) holding each response for a log-normal
 latency with median `--latency-p50-ms`, and prints the measured run time next to the bound.
 It exits 1 when the run takes longer than `--tolerance` x bound.
 
@@ -58,7 +58,7 @@ def start_vendor(latency_p50_ms: float, sigma: float) -> tuple[subprocess.Popen,
         [
             sys.executable,
             "-m",
-            "collectors.testing.fast_server",
+            "tests.fakes.fast_server",
             "--latency-p50-ms",
             str(latency_p50_ms),
             "--latency-sigma",

@@ -33,7 +33,7 @@ from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt  # noq
 from collectors.draco.runner import plan_draco_run, run_draco  # noqa: E402
 from collectors.draco.systems import make_lane  # noqa: E402
 from collectors.llm import make_backend  # noqa: E402
-from collectors.testing.research_fake import FakeResearchServer  # noqa: E402
+from tests.fakes.research_fake import FakeResearchServer  # noqa: E402
 from tests.qa.llm_fake import FakeLlmServer  # noqa: E402
 from warehouse.bodies import expand_body  # noqa: E402
 from warehouse.canonical import sha256_hex  # noqa: E402

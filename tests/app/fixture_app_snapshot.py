@@ -13,7 +13,7 @@ fails the app tests:
 * question answering: a repeat-run series of two runs on five SimpleQA questions (the real test
   set, sampled with the simple-evals sampler), lanes `local-bm25` (the baseline, over a small
   document corpus written here) and the `brave_search` and `tavily_search_basic` vendor lanes
-  against the loopback vendor fake (`collectors.testing.fake_server`). The fake answers its
+  against the loopback vendor fake (`tests.fakes.fake_server`). The fake answers its
   generic snippets (the offline synthesiser then answers wrongly); `VENDOR_PLAN` queues, per
   run, the bodies that answer correctly and the 503s that make tavily's first search fail after
   its retries. Brave's first body in run 1 carries the payload, and `EchoingGrader` (the offline
@@ -50,8 +50,8 @@ from collectors.qa.plan import plan_qa
 from collectors.qa.roles import Grade
 from collectors.qa.runner import execute_plan
 from collectors.qa.simpleqa import load_simpleqa
-from collectors.testing.fake_server import FakeVendorServer, Fault
-from collectors.testing.vendor_responses import search_response
+from tests.fakes.fake_server import FakeVendorServer, Fault
+from tests.fakes.vendor_responses import search_response
 from tests.shared_build import built_once
 from transform.pipeline import event_log, refresh
 from warehouse.events import SystemRef

@@ -33,7 +33,7 @@ from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import load_question_set
 from collectors.qa.runner import run_qa
 from collectors.qa.simpleqa import load_simpleqa
-from collectors.testing.answer_fake import AnswerProductsFake
+from tests.fakes.answer_fake import AnswerProductsFake
 from tests.shared_build import built_once
 from transform.pipeline import event_log, refresh
 from warehouse.paths import BenchPaths

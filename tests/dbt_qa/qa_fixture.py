@@ -12,7 +12,7 @@ from raw_events_fixture import PRODUCER, Clock
 
 from collectors.qa.simpleqa import load_simpleqa
 from collectors.search import LANES
-from collectors.testing.vendor_responses import search_response
+from tests.fakes.vendor_responses import search_response
 from warehouse.events import (
     AnswerGraded,
     AnswerSynthesized,

@@ -18,7 +18,7 @@ from collectors.draco.prompts import JUDGE_PROMPT_ID, RESEARCH_INSTRUCTION_ID, l
 from collectors.draco.runner import plan_draco_run, run_draco
 from collectors.draco.systems import make_lane
 from collectors.llm import make_backend
-from collectors.testing.research_fake import FakeResearchServer
+from tests.fakes.research_fake import FakeResearchServer
 from tests.qa.llm_fake import FakeLlmServer
 from warehouse.bodies import expand_body, json_string_body, marker, text_sha256, verify_sent
 from warehouse.events import JudgeVerdict

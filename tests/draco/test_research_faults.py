@@ -10,12 +10,6 @@ import pytest
 
 from collectors.draco.systems import make_lane
 from collectors.http import LaneAborted
-from collectors.testing.research_fake import (
-    DEFAULT_CITATIONS,
-    DEFAULT_REPORT,
-    FakeResearchServer,
-    Fault,
-)
 from tests.draco.research_support import (
     CANARY_KEYS,
     Recorder,
@@ -23,6 +17,12 @@ from tests.draco.research_support import (
     assert_terminal_valid,
     draco_task,
     instruction_for,
+)
+from tests.fakes.research_fake import (
+    DEFAULT_CITATIONS,
+    DEFAULT_REPORT,
+    FakeResearchServer,
+    Fault,
 )
 from warehouse.events import (
     ProviderCallCompleted,

@@ -21,8 +21,8 @@ from collectors.draco.systems.driver import (
     VendorApi,
 )
 from collectors.http import CallPolicy, ProviderRequest
-from collectors.testing.research_fake import FakeResearchServer, Fault
 from tests.draco.research_support import CANARY_KEYS, assert_no_keys
+from tests.fakes.research_fake import FakeResearchServer, Fault
 
 FAST = {"backoff_base_s": 0.001, "backoff_cap_s": 0.005, "attempt_timeout_s": 2.0}
 

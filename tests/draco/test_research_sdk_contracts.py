@@ -35,8 +35,8 @@ from collectors.draco.systems import (
 )
 from collectors.draco.systems.driver import PREFLIGHT_RUN_ID
 from collectors.draco.systems.sdk_checks import CHECKED_ON
-from collectors.testing.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 from tests.draco.sdk_samples import field_names, sample, wire
+from tests.fakes.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 
 MODULES = [exa, gemini, nimble, openai_responses, parallel, perplexity, tavily, valyu, youcom]
 KEY = "sdk-contract-key"

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from collectors.draco.dataset import load_draco
-from collectors.testing.research_fake import FakeResearchServer
+from tests.fakes.research_fake import FakeResearchServer
 from tests.qa.llm_fake import FakeLlmServer
 from warehouse.log import EventLog
 from warehouse.verify import verify_log

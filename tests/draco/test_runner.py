@@ -19,7 +19,7 @@ from collectors.draco.systems import make_lane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
 from collectors.qa.local_corpus import from_extraction_corpus
-from collectors.testing.research_fake import FakeResearchServer, Fault
+from tests.fakes.research_fake import FakeResearchServer, Fault
 from tests.qa.llm_fake import FakeLlmServer
 from warehouse.log import EventLog
 from warehouse.verify import verify_log

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from collectors.testing.research_fake import FakeResearchServer
+from tests.fakes.research_fake import FakeResearchServer
 from tests.qa.llm_fake import FakeLlmServer
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from collectors.testing.fake_server import FakeVendorServer
+from tests.fakes.fake_server import FakeVendorServer
 
 pytestmark = pytest.mark.slow
 

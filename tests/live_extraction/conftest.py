@@ -12,9 +12,9 @@ import pytest
 
 from collectors.extraction.live.corpus import UrlCorpus, load_urls
 from collectors.extraction.live.engines import VENDOR_ENGINES
+from collectors.extraction.live.loopback_site import LoopbackSite
 from collectors.extraction.live.runner import LivePlan, plan_live_extraction, run_live_extraction
-from collectors.testing.extraction_fakes import FakeExtractionVendors
-from collectors.testing.loopback_site import LoopbackSite
+from tests.fakes.extraction_fakes import FakeExtractionVendors
 from warehouse.events import Envelope
 from warehouse.log import EventLog
 

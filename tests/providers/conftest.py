@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from collectors.search import LANES, SearchClient
-from collectors.testing import FakeVendorServer
+from tests.fakes import FakeVendorServer
 from warehouse.events import parse_payload
 
 # A key per env var; each is unique, so a leak names its lane.

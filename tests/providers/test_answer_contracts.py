@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from collectors.qa.answer_lanes import ANSWER_LANES, answer_lanes
-from collectors.testing.answer_fake import AnswerProductsFake
+from tests.fakes.answer_fake import AnswerProductsFake
 from tests.providers.sdk_checks import signature_params, typed_dict_check
 from tests.providers.sdk_samples import sample
 from warehouse.events import CallTimings, ProviderCallCompleted, RecordedRequest

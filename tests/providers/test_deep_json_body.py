@@ -4,7 +4,7 @@ RecursionError that ends the whole run on every re-run."""
 from __future__ import annotations
 
 from collectors.http import ErrorClass
-from collectors.testing import Fault
+from tests.fakes import Fault
 from tests.providers.test_http_faults import search_once
 
 DEEP = b"[" * 200_000 + b"]" * 200_000

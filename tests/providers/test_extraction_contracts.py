@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from collectors.extraction.live.engines import VENDOR_ENGINES, VendorClient
+from collectors.extraction.live.loopback_site import LoopbackSite
 from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
-from collectors.testing.extraction_fakes import FakeExtractionVendors
-from collectors.testing.loopback_site import LoopbackSite
+from tests.fakes.extraction_fakes import FakeExtractionVendors
 from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check
 from tests.providers.sdk_samples import sample
 

@@ -9,7 +9,7 @@ import time
 
 import httpx
 
-from collectors.testing.fast_server import Latency, serve
+from tests.fakes.fast_server import Latency, serve
 
 
 def test_latency_median_and_spread_are_the_configured_ones():

@@ -9,7 +9,7 @@ from email.utils import formatdate
 import pytest
 
 from collectors.http import ErrorClass, LaneAborted
-from collectors.testing import Fault
+from tests.fakes import Fault
 from tests.providers.conftest import assert_valid_payload
 
 LANE = "exa_search_auto"

@@ -12,7 +12,7 @@ import trustme
 from collectors.http import ErrorClass
 from collectors.http import client as http_client
 from collectors.search import SearchClient
-from collectors.testing import FakeVendorServer
+from tests.fakes import FakeVendorServer
 from tests.providers.conftest import CANARY_KEYS, FAST_POLICY
 
 LANE = "exa_search_auto"

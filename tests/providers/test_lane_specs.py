@@ -9,7 +9,7 @@ from collectors.http import CallOutcome, CallResult
 from collectors.qa.answer_lanes import ANSWER_LANES
 from collectors.search import LANES, brave, exa, firecrawl, nimble, parallel, tavily
 from collectors.search.lanes import _lanes
-from collectors.testing.vendor_responses import SEARCH_ENDPOINTS
+from tests.fakes.vendor_responses import SEARCH_ENDPOINTS
 from warehouse.events import CallTimings, ProviderCallFailed, RecordedRequest
 
 MODULES = (nimble, exa, parallel, tavily, brave, firecrawl)

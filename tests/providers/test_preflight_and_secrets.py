@@ -9,7 +9,7 @@ import pytest
 
 from collectors.http import LaneAborted
 from collectors.search import LANES, SearchClient, chunks_payload
-from collectors.testing import Fault
+from tests.fakes import Fault
 from tests.providers.conftest import CANARY_KEYS, FAST_POLICY, assert_valid_payload
 from warehouse.events import make_event
 from warehouse.log import EventLog

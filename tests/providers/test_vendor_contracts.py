@@ -30,8 +30,8 @@ from pydantic import BaseModel
 
 from collectors.search import LANES, SearchClient
 from collectors.search.chunks import SNIPPET_SEPARATOR
-from collectors.testing import FakeVendorServer
-from collectors.testing.vendor_responses import search_response
+from tests.fakes import FakeVendorServer
+from tests.fakes.vendor_responses import search_response
 from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check
 from tests.providers.sdk_samples import sample
 

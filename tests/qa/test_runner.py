@@ -22,7 +22,7 @@ from collectors.qa.prompts import load_prompt
 from collectors.qa.question_sets import load_question_set
 from collectors.qa.roles import LlmSynthesizer, OfficialGrader, UmbrelaJudge
 from collectors.qa.runner import QaRunAborted, QaRunError, plan_qa, run_qa
-from collectors.testing.fake_server import FakeVendorServer, Fault
+from tests.fakes.fake_server import FakeVendorServer, Fault
 from tests.qa.conftest import DEMO_QUESTIONS, events, stage_counts
 from warehouse.canonical import sha256_hex
 from warehouse.events import parse_payload

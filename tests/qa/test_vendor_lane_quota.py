@@ -7,7 +7,7 @@ import pytest
 
 from collectors.qa.lane_registry import build_lanes
 from collectors.qa.runner import run_qa
-from collectors.testing.fake_server import FakeVendorServer, Fault
+from tests.fakes.fake_server import FakeVendorServer, Fault
 from tests.qa.conftest import events
 from tests.qa.test_runner import offline_roles
 

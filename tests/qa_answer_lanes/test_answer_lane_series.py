@@ -19,8 +19,8 @@ from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import load_question_set
 from collectors.qa.runner import run_qa
 from collectors.qa.simpleqa import load_simpleqa
-from collectors.testing.answer_fake import AnswerProductsFake
 from ingest.pipeline import ingest_log
+from tests.fakes.answer_fake import AnswerProductsFake
 from warehouse.log import EventLog
 
 SIMPLEQA = (

@@ -14,7 +14,7 @@ from collectors.qa.lane_registry import build_lanes
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import load_question_set
 from collectors.qa.runner import run_qa
-from collectors.testing.answer_fake import AnswerProductsFake
+from tests.fakes.answer_fake import AnswerProductsFake
 from warehouse.log import EventLog
 
 KEYS = {"PARALLEL_API_KEY": "k-par-secret"}

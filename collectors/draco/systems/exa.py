@@ -33,11 +33,11 @@ from typing import Any
 from collectors.draco.systems.documents import (
     billed,
     citations,
-    error_message,
     require_object,
     require_text,
 )
 from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, first_text, objects
 from collectors.vendors.exa import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
@@ -95,13 +95,18 @@ def _vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
 
 
 @dataclass(frozen=True)
-class ExaAgentApi(VendorApi):
+class ExaAgentApi(PolledRunApi):
     effort: str
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "exa_agent@1"
+    document_name = "exa agent run"
+    phases = _PHASES
+    run_id_keys = ("id", "runId", "run_id")
+    status_path = AGENT_RUNS_PATH + "/{run_id}"
+    auth = AUTH
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -119,35 +124,21 @@ class ExaAgentApi(VendorApi):
             json_body={"query": instruction, "effort": self.effort},
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "exa agent run")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running")
-        report = None
-        if phase == "completed":
-            output = require_object(document.get("output"), "exa agent run: output")
-            text = require_text(output.get("text"), "exa agent run: output.text")
-            cost, basis = _cost(document)
-            usage = document.get("usage")
-            report = Report(
-                text=text,
-                citations=_grounded_citations(output),
-                cost_usd=cost,
-                cost_basis=basis,
-                usage=usage if isinstance(usage, dict) else {},
-            )
-        message = error_message(document)
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "id", "runId", "run_id"),
-            vendor_status=status,
-            message=message,
-            report=report,
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        output = require_object(document.get("output"), "exa agent run: output")
+        text = require_text(output.get("text"), "exa agent run: output.text")
+        cost, basis = _cost(document)
+        usage = document.get("usage")
+        return Report(
+            text=text,
+            citations=_grounded_citations(output),
+            cost_usd=cost,
+            cost_basis=basis,
+            usage=usage if isinstance(usage, dict) else {},
         )
 
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{AGENT_RUNS_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, _agent_headers(api_key))
+    def poll_headers(self, api_key: str) -> dict[str, str]:
+        return _agent_headers(api_key)  # the agent API's beta header on every call
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         return _key_probe(base_url, api_key, "agent runs list")

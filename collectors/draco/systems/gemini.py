@@ -25,15 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import require_object, require_text
+from collectors.draco.systems.documents import require_text
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
     Report,
-    RunState,
-    VendorApi,
     VendorShapeError,
 )
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest
 from collectors.http.json_fields import first_text, objects
 from collectors.vendors.gemini import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
@@ -121,13 +120,17 @@ def _failure_detail(document: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class GeminiDeepResearchApi(VendorApi):
+class GeminiDeepResearchApi(PolledRunApi):
     agent: str
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "gemini_interactions@2"
+    document_name = "gemini interaction"
+    phases = _PHASES
+    status_path = INTERACTIONS_PATH + "/{run_id}"
+    auth = AUTH
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -145,21 +148,11 @@ class GeminiDeepResearchApi(VendorApi):
             {"agent": self.agent, "input": instruction, "background": True},
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "gemini interaction")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running")
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "id"),
-            vendor_status=status,
-            message=_failure_detail(document),
-            report=parse_interaction(document) if phase == "completed" else None,
-        )
+    def failure_message(self, document: dict[str, Any]) -> str:
+        return _failure_detail(document)
 
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{INTERACTIONS_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        return parse_interaction(document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{MODELS_PATH}?pageSize=1"

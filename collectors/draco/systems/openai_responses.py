@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import require_object, require_text
-from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.documents import require_text
+from collectors.draco.systems.driver import Phase, Probe, Report
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, count, first_text, objects
 from collectors.vendors.openai import (
@@ -108,7 +109,7 @@ def _cost(model: str, usage: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class OpenAiResponsesApi(VendorApi):
+class OpenAiResponsesApi(PolledRunApi):
     model: str
     background: bool = False
 
@@ -116,6 +117,10 @@ class OpenAiResponsesApi(VendorApi):
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "openai_responses@1"
+    document_name = "openai response"
+    phases = _PHASES
+    status_path = RESPONSES_PATH + "/{run_id}"
+    auth = AUTH
 
     def settings(self) -> dict[str, Any]:
         rates = RATES.get(self.model)
@@ -140,24 +145,18 @@ class OpenAiResponsesApi(VendorApi):
             body["background"] = True
         return AUTH.post(base_url, RESPONSES_PATH, api_key, body)
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "openai response")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running" if self.background else "completed")
+    def phase_of(self, status: str) -> Phase:
+        # a synchronous response is final whatever its status says
+        return _PHASES.get(status.lower(), "running" if self.background else "completed")
+
+    def failure_message(self, document: dict[str, Any]) -> str:
         message = first_text(at(document, "error"), "message") or first_text(
             at(document, "incomplete_details"), "reason"
         )
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "id"),
-            vendor_status=status,
-            message=message or "",
-            report=parse_response(document) if phase == "completed" else None,
-        )
+        return message or ""
 
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        return parse_response(document)
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return request_id_from_headers(headers, document)

@@ -29,7 +29,6 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     citations,
-    error_message,
     require_object,
     require_text,
 )
@@ -38,9 +37,9 @@ from collectors.draco.systems.driver import (
     Probe,
     Report,
     RunState,
-    VendorApi,
     unknown_run_probe,
 )
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, first_text
 from collectors.vendors.parallel import (
@@ -70,13 +69,16 @@ _PHASES: dict[str, Phase] = {
 
 
 @dataclass(frozen=True)
-class ParallelTaskApi(VendorApi):
+class ParallelTaskApi(PolledRunApi):
     processor: str
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "parallel_task@1"
+    document_name = "parallel task run"
+    phases = _PHASES
+    run_id_keys = ("run_id",)
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -94,18 +96,8 @@ class ParallelTaskApi(VendorApi):
             output_schema={"type": "text", "description": OUTPUT_DESCRIPTION},
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "parallel task run")
-        status = first_text(document, "status") or ""
-        message = error_message(document)
-        return RunState(
-            phase=_PHASES.get(status.lower(), "running"),
-            run_id=first_text(document, "run_id"),
-            vendor_status=status,
-            message=message,
-        )
-
     def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
+        # the Task API's wire is the vendor module's, shared with the answer lane
         return task_run_status(base_url, api_key, str(run.run_id))
 
     def result(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:

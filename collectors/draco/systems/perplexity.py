@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import billed, error_message, require_object, require_text
-from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
+from collectors.draco.systems.documents import billed, require_text
+from collectors.draco.systems.driver import Phase, Probe, Report
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, first_text, objects
 from collectors.vendors.perplexity import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
@@ -90,13 +91,17 @@ def parse_response(document: dict[str, Any]) -> Report:
 
 
 @dataclass(frozen=True)
-class PerplexityDeepResearchApi(VendorApi):
+class PerplexityDeepResearchApi(PolledRunApi):
     preset: str = PRESET
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "perplexity_agent@1"
+    document_name = "perplexity response"
+    phases = _PHASES
+    status_path = RESPONSES_PATH + "/{run_id}"
+    auth = AUTH
 
     def settings(self) -> dict[str, Any]:
         return {"endpoint": RESPONSES_PATH, "preset": self.preset, "background": True}
@@ -109,21 +114,8 @@ class PerplexityDeepResearchApi(VendorApi):
             {"input": instruction, "preset": self.preset, "background": True},
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "perplexity response")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running")
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "id"),
-            vendor_status=status,
-            message=error_message(document),
-            report=parse_response(document) if phase == "completed" else None,
-        )
-
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{RESPONSES_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        return parse_response(document)
 
     def preflight_probe(self, base_url: str, api_key: str) -> Probe:
         url = f"{base_url.rstrip('/')}{MODELS_PATH}"

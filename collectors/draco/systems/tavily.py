@@ -23,18 +23,15 @@ from typing import Any
 
 from collectors.draco.systems.documents import (
     citations,
-    error_message,
-    require_object,
     require_text,
 )
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
     Report,
-    RunState,
-    VendorApi,
     unknown_run_probe,
 )
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_text, objects
 from collectors.vendors.tavily import ABORT_STATUSES as ABORT_STATUSES  # the lane registry's
@@ -58,13 +55,18 @@ _PHASES: dict[str, Phase] = {
 
 
 @dataclass(frozen=True)
-class TavilyResearchApi(VendorApi):
+class TavilyResearchApi(PolledRunApi):
     model: str
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "tavily_research@1"
+    document_name = "tavily research"
+    phases = _PHASES
+    run_id_keys = ("request_id",)
+    status_path = RESEARCH_PATH + "/{run_id}"
+    auth = AUTH
 
     def settings(self) -> dict[str, Any]:
         return {"endpoint": RESEARCH_PATH, "model": self.model, "citation_format": CITATION_FORMAT}
@@ -81,26 +83,9 @@ class TavilyResearchApi(VendorApi):
             },
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "tavily research")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running")
-        report = None
-        if phase == "completed":
-            text = require_text(document.get("content"), "tavily research: content")
-            report = Report(text=text, citations=citations(objects(document.get("sources"))))
-        message = error_message(document)
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "request_id"),
-            vendor_status=status,
-            message=message,
-            report=report,
-        )
-
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{RESEARCH_PATH}/{run.run_id}"
-        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        text = require_text(document.get("content"), "tavily research: content")
+        return Report(text=text, citations=citations(objects(document.get("sources"))))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_text(document, "request_id") or request_id_from_headers(headers, document)

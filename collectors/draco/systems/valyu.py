@@ -25,15 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import billed, citations, error_message, require_object
+from collectors.draco.systems.documents import billed, citations
 from collectors.draco.systems.driver import (
     Phase,
     Probe,
     Report,
-    RunState,
-    VendorApi,
     VendorShapeError,
 )
+from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, first_text, objects
 from collectors.vendors.valyu import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
@@ -69,13 +68,18 @@ def _report_text(output: Any) -> str:
 
 
 @dataclass(frozen=True)
-class ValyuDeepResearchApi(VendorApi):
+class ValyuDeepResearchApi(PolledRunApi):
     mode: str
 
     provider = PROVIDER
     key_env = KEY_ENV
     base_url = BASE_URL
     version = "valyu_deepresearch@2"
+    document_name = "valyu task"
+    phases = _PHASES
+    run_id_keys = ("deepresearch_id", "task_id", "id")
+    status_path = TASKS_PATH + "/{run_id}/status"
+    auth = AUTH
     poll_auth_retries = POLL_AUTH_RETRIES
 
     def settings(self) -> dict[str, Any]:
@@ -99,35 +103,18 @@ class ValyuDeepResearchApi(VendorApi):
             },
         )
 
-    def read_submit(self, document: Any) -> RunState:
-        document = require_object(document, "valyu task")
-        status = first_text(document, "status") or ""
-        phase = _PHASES.get(status.lower(), "running")
-        report = None
-        if phase == "completed":
-            cost, basis = billed(document.get("cost"))
-            if cost is None:
-                cost, basis = billed(at(document, "cost", "total"))
-            usage = document.get("usage")
-            report = Report(
-                text=_report_text(document.get("output")),
-                citations=citations(objects(document.get("sources"))),
-                cost_usd=cost,
-                cost_basis=basis,
-                usage=usage if isinstance(usage, dict) else {},
-            )
-        message = error_message(document)
-        return RunState(
-            phase=phase,
-            run_id=first_text(document, "deepresearch_id", "task_id", "id"),
-            vendor_status=status,
-            message=message,
-            report=report,
+    def completed_report(self, document: dict[str, Any]) -> Report:
+        cost, basis = billed(document.get("cost"))
+        if cost is None:
+            cost, basis = billed(at(document, "cost", "total"))
+        usage = document.get("usage")
+        return Report(
+            text=_report_text(document.get("output")),
+            citations=citations(objects(document.get("sources"))),
+            cost_usd=cost,
+            cost_basis=basis,
+            usage=usage if isinstance(usage, dict) else {},
         )
-
-    def poll(self, base_url: str, api_key: str, run: RunState) -> ProviderRequest:
-        url = f"{base_url.rstrip('/')}{TASKS_PATH}/{run.run_id}/status"
-        return ProviderRequest("GET", url, AUTH.json_headers(api_key))
 
     def vendor_request_id(self, headers: Mapping[str, str], document: Any) -> str | None:
         return first_text(document, "deepresearch_id", "task_id") or request_id_from_headers(

@@ -11,7 +11,7 @@ queue means "answer normally", so `add_faults("exa", None, None, Fault.status(50
 third request. `set_fault` makes a fault permanent. Every request is recorded (method, path,
 query, headers, body) so tests can check what was sent, key header included.
 
-Run standalone (for benchmarks/harness.py): `python -m collectors.testing.fake_server` prints
+Run standalone (for benchmarks/harness.py): `python -m tests.fakes.fake_server` prints
 `PORT <n>` and serves until killed.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from collectors.testing.vendor_responses import (
+from tests.fakes.vendor_responses import (
     HEALTHCHECKS,
     SEARCH_ENDPOINTS,
     query_and_count,

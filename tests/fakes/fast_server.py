@@ -1,6 +1,6 @@
 """A lean loopback stand-in for the search vendors, for the run-time benchmark.
 
-    python -m collectors.testing.fast_server [--latency-p50-ms 800 --latency-sigma 0.35]
+    python -m tests.fakes.fast_server [--latency-p50-ms 800 --latency-sigma 0.35]
                                              # prints `PORT <n>`, serves until killed
 
 It answers like `FakeVendorServer` answers a healthy vendor (same prefixes, routes, auth check
@@ -25,7 +25,7 @@ import socket
 import sys
 from typing import Any
 
-from collectors.testing.vendor_responses import (
+from tests.fakes.vendor_responses import (
     HEALTHCHECKS,
     SEARCH_ENDPOINTS,
     query_and_count,

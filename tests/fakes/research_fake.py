@@ -17,7 +17,7 @@ Documents follow the vendors' SDK response models (tests/draco/test_research_sdk
 points each SDK at this server and parses what it answers). Each vendor also answers its
 preflight probe (a models or runs list, or 404 for an unknown run id).
 
-Faults, recording and key checks are `collectors.testing.fake_server`'s: the same `Fault`
+Faults, recording and key checks are `tests.fakes.fake_server`'s: the same `Fault`
 values, queued per target (provider, exact path or "*") and consumed one per request in order,
 `None` meaning "answer normally".
 """
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors.testing.fake_server import Fault, LoopbackFake, _Handler, _State
+from tests.fakes.fake_server import Fault, LoopbackFake, _Handler, _State
 
 __all__ = ["DEFAULT_CITATIONS", "DEFAULT_REPORT", "FakeResearchServer", "Fault"]
 

@@ -300,7 +300,7 @@ class AnswerProductsFake:
 def main(argv: list[str] | None = None) -> int:
     """Serve the fake for a question set, for `bench run qa` from the command line:
 
-    python -m collectors.testing.answer_fake --questions questions.csv --memory nimble
+    python -m tests.fakes.answer_fake --questions questions.csv --memory nimble
     # prints BENCH_BASE_URL_<VENDOR>=... lines; export them (and any *_API_KEY value), then
     # bench run qa --questions questions.csv --lanes parallel_answer --series s
     """

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import httpx
 
 from collectors.extraction.engines import get_engine
-from collectors.testing.loopback_site import JS_MARKER, LoopbackSite
+from collectors.extraction.live.loopback_site import JS_MARKER, LoopbackSite
 
 EXTRACTORS = {
     "nimble": "resiliparse",
