@@ -122,7 +122,7 @@ def _lanes(names: list[str], corpus: str, paths: BenchPaths, *, planning: bool =
 
 
 def _corpus(corpus: str, paths: BenchPaths):
-    from collectors.qa.local_corpus import from_extraction_corpus, load_local_corpus
+    from collectors.local_corpus import from_extraction_corpus, load_local_corpus
 
     if corpus == "demo":
         from collectors.extraction.demo_corpus import ensure_demo_corpus

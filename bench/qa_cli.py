@@ -68,8 +68,8 @@ def _roles(paths: BenchPaths, synthesizer: str, grader: str, relevance_judge: st
 def _lanes(names: str, corpus: str, paths: BenchPaths, *, planning: bool = False):
     import os
 
+    from collectors.local_corpus import from_extraction_corpus, load_local_corpus
     from collectors.qa.lane_registry import build_lanes
-    from collectors.qa.local_corpus import from_extraction_corpus, load_local_corpus
 
     lane_names = [n.strip() for n in names.split(",") if n.strip()]
     local = None

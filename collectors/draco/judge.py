@@ -251,7 +251,7 @@ def build_judge(
 ) -> Judge:
     """A judge from a command-line spec: `offline`, `anthropic:<model>`, `openai:<model>` or
     `openai-compatible:<model>@<base url>`. Raises LlmConfigError on a bad spec or missing key."""
-    from collectors.qa.role_specs import parse_llm_spec
+    from collectors.llm.spec import parse_llm_spec
 
     parsed = parse_llm_spec(spec, option="--judge")
     if parsed is None:

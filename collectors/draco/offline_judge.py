@@ -38,7 +38,7 @@ import re
 import time
 
 from collectors.draco.model import Criterion, JudgeSample, RubricTask
-from collectors.qa.offline import STOPWORDS
+from collectors.lexical import STOPWORDS
 from warehouse.canonical import sha256_hex
 from warehouse.events import LlmCallRecord, SystemRef
 

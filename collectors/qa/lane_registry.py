@@ -7,8 +7,8 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from collectors.local_corpus import PassageCorpus
 from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane, QaLane
-from collectors.qa.local_corpus import PassageCorpus
 
 OFFLINE_LANES = ("closed-book", "local-bm25")
 MIX_LANE_KINDS_ENV = "BENCH_MIX_LANE_KINDS"

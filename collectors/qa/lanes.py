@@ -29,7 +29,7 @@ import time
 from typing import Protocol, runtime_checkable
 
 from collectors.http import CallResult
-from collectors.qa.local_corpus import CHUNKER_VERSION, PassageCorpus
+from collectors.local_corpus import CHUNKER_VERSION, PassageCorpus
 from warehouse.canonical import canonical_json
 from warehouse.events import (
     CallTimings,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 import time
-import unicodedata
 from collections.abc import Sequence
 
+from collectors.lexical import content_tokens, normalize
 from collectors.qa.roles import SYNTH_TOP_K, Grade, Relevance, Synthesis
 from warehouse.canonical import sha256_hex
 from warehouse.events import Chunk, LlmCallRecord, SystemRef
@@ -34,117 +34,10 @@ LEXICAL_METHOD = (
     "the chunk (title + text): f >= 0.75 -> 3, >= 0.5 -> 2, >= 0.2 -> 1, else 0"
 )
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "after",
-        "all",
-        "also",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "before",
-        "being",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "during",
-        "each",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "one",
-        "or",
-        "other",
-        "our",
-        "out",
-        "over",
-        "she",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "under",
-        "up",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "whose",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _DONT_KNOW = re.compile(r"\b(?:i\s+)?(?:do\s+not|dont)\s+know\b")
 MAX_ANSWER_CHARS = 300
 MIN_SHARED_TOKENS = 2
-
-
-def normalize(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text or "").casefold()
-    no_punct = "".join(ch for ch in folded if not unicodedata.category(ch).startswith("P"))
-    return " ".join(no_punct.split())
-
-
-def content_tokens(text: str) -> set[str]:
-    return {t for t in _TOKEN.findall(normalize(text)) if t not in STOPWORDS}
 
 
 def _record(model: str, method: str, completion: str, started: float) -> LlmCallRecord:

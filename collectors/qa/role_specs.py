@@ -13,10 +13,10 @@ normalized-match grader, which is never labelled official.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from collectors.llm import PROVIDERS, LlmConfigError, make_backend
+from collectors.llm import make_backend
+from collectors.llm.spec import LlmSpec, parse_llm_spec
 from collectors.qa.grader_template import load_grader_template
 from collectors.qa.offline import (
     ExtractiveSynthesizer,
@@ -32,38 +32,6 @@ from collectors.qa.roles import (
     Synthesizer,
     UmbrelaJudge,
 )
-
-OFFLINE = "offline"
-
-
-@dataclass(frozen=True)
-class LlmSpec:
-    provider: str
-    model: str
-    base_url: str | None = None
-
-
-def parse_llm_spec(text: str, *, option: str = "--llm") -> LlmSpec | None:
-    """None for "offline"; raises LlmConfigError naming the option on anything malformed."""
-    text = text.strip()
-    if text == OFFLINE:
-        return None
-    provider, sep, rest = text.partition(":")
-    if not sep or not rest or provider not in PROVIDERS:
-        raise LlmConfigError(
-            f"{option} {text!r}: expected 'offline', 'anthropic:<model>', 'openai:<model>' or "
-            "'openai-compatible:<model>@<base url>'"
-        )
-    base_url = None
-    if provider == "openai-compatible":
-        model, at, base_url = rest.partition("@")
-        if not at or not model or not base_url.startswith(("http://", "https://")):
-            raise LlmConfigError(
-                f"{option} {text!r}: openai-compatible needs '<model>@http(s)://host[:port]/v1'"
-            )
-    else:
-        model = rest
-    return LlmSpec(provider, model, base_url)
 
 
 def _backend(spec: LlmSpec, max_retries: int):

@@ -39,8 +39,8 @@ from bench.settings import shared_data_dir
 from collectors.extraction.corpus import load_corpus
 from collectors.extraction.runner import plan_extraction, run_extraction
 from collectors.llm.base import LlmCallError
+from collectors.local_corpus import from_documents_jsonl
 from collectors.qa.lane_registry import build_lanes
-from collectors.qa.local_corpus import from_documents_jsonl
 from collectors.qa.offline import (
     ExtractiveSynthesizer,
     LexicalRelevanceJudge,

@@ -41,7 +41,7 @@ from collectors.draco.systems import make_lane
 from collectors.draco.systems.local_rag import LocalRagLane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
-from collectors.qa.local_corpus import from_documents_jsonl, from_extraction_corpus
+from collectors.local_corpus import from_documents_jsonl, from_extraction_corpus
 from tests.qa.llm_fake import FakeLlmServer
 from tests.shared_build import built_once
 from transform.pipeline import refresh

@@ -13,7 +13,7 @@ import pytest
 from collectors.draco.model import RubricTask
 from collectors.draco.systems import LaneConfigError, make_lane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
-from collectors.qa.local_corpus import from_extraction_corpus
+from collectors.local_corpus import from_extraction_corpus
 from tests.draco.research_support import (
     Recorder,
     assert_terminal_valid,

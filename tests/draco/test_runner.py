@@ -18,7 +18,7 @@ from collectors.draco.runner import DracoRunAborted, plan_draco_run, rejudge, ru
 from collectors.draco.systems import make_lane
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
-from collectors.qa.local_corpus import from_extraction_corpus
+from collectors.local_corpus import from_extraction_corpus
 from tests.fakes.research_fake import FakeResearchServer, Fault
 from tests.qa.llm_fake import FakeLlmServer
 from warehouse.log import EventLog

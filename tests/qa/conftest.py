@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+from collectors.local_corpus import PassageCorpus, from_extraction_corpus
 from collectors.qa.dataset import QaDataset
-from collectors.qa.local_corpus import PassageCorpus, from_extraction_corpus
 from collectors.qa.question_sets import DEMO_QUESTION_SET
 from collectors.qa.simpleqa import load_simpleqa
 from tests.qa.llm_fake import FakeLlmServer

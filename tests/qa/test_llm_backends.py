@@ -176,18 +176,13 @@ def test_unreachable_server_is_a_connection_error(keys):
 
 
 def test_role_specs(fake_llm, keys, tmp_path):
+    from collectors.llm.spec import LlmSpec, parse_llm_spec
     from collectors.qa.offline import (
         ExtractiveSynthesizer,
         LexicalRelevanceJudge,
         NormalizedMatchGrader,
     )
-    from collectors.qa.role_specs import (
-        LlmSpec,
-        build_grader,
-        build_relevance_judge,
-        build_synthesizer,
-        parse_llm_spec,
-    )
+    from collectors.qa.role_specs import build_grader, build_relevance_judge, build_synthesizer
     from collectors.qa.roles import LlmSynthesizer, UmbrelaJudge
 
     assert parse_llm_spec("offline") is None

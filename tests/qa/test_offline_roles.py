@@ -7,14 +7,14 @@ import json
 
 import pytest
 
+from collectors.lexical import normalize
+from collectors.local_corpus import LocalCorpusError, from_documents_jsonl, split_passages
 from collectors.qa.lanes import ClosedBookLane, LocalBm25Lane
-from collectors.qa.local_corpus import LocalCorpusError, from_documents_jsonl, split_passages
 from collectors.qa.offline import (
     DONT_KNOW,
     ExtractiveSynthesizer,
     LexicalRelevanceJudge,
     NormalizedMatchGrader,
-    normalize,
 )
 from collectors.qa.roles import parse_relevance
 from warehouse.events import Chunk

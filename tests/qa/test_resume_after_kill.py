@@ -24,7 +24,7 @@ RUN_SCRIPT = textwrap.dedent(
     from collectors.extraction.demo_corpus import load_demo_corpus
     from collectors.llm import make_backend
     from collectors.qa.lane_registry import build_lanes
-    from collectors.qa.local_corpus import from_extraction_corpus
+    from collectors.local_corpus import from_extraction_corpus
     from collectors.qa.offline import LexicalRelevanceJudge, NormalizedMatchGrader
     from collectors.qa.roles import LlmSynthesizer
     from collectors.qa.runner import run_qa

@@ -22,9 +22,9 @@ import pytest
 
 import collectors.qa.run_state
 from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+from collectors.local_corpus import from_extraction_corpus
 from collectors.qa.dataset import QaDataset
 from collectors.qa.lanes import LocalBm25Lane
-from collectors.qa.local_corpus import from_extraction_corpus
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import DEMO_QUESTION_SET, load_question_set
 from collectors.qa.runner import run_qa

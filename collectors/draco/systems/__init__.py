@@ -331,7 +331,7 @@ def _spec(lane: str) -> ResearchLaneSpec:
 
 
 def _passage_corpus(corpus: Any):
-    from collectors.qa.local_corpus import PassageCorpus, load_local_corpus
+    from collectors.local_corpus import PassageCorpus, load_local_corpus
 
     if isinstance(corpus, PassageCorpus):
         return corpus

@@ -4,7 +4,7 @@ It exists so the DRACO pipeline (research -> normalise -> judge -> dbt) runs any
 key and no network. Method (METHOD, hashed into the SystemRef like a prompt):
 
 1. BM25 (bm25s, English stopwords) over the passages of a local corpus
-   (`collectors.qa.local_corpus`: the offline demo corpus or the user's documents), query =
+   (`collectors.local_corpus`: the offline demo corpus or the user's documents), query =
    the task's problem; the top `passages_k` passages are grouped by document, in rank order,
    keeping the first `documents_k` documents.
 2. For each document, the `sentences_per_document` sentences of its retrieved passages that
@@ -32,8 +32,8 @@ import re
 import time
 
 from collectors.draco.model import Emit, RubricTask
-from collectors.qa.local_corpus import CHUNKER_VERSION, Passage, PassageCorpus
-from collectors.qa.offline import content_tokens
+from collectors.lexical import content_tokens
+from collectors.local_corpus import CHUNKER_VERSION, Passage, PassageCorpus
 from warehouse.canonical import sha256_hex
 from warehouse.events import (
     ReportCitation,
