@@ -21,20 +21,19 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from collectors.extraction import article_benchmark_identity as pinned
+from collectors.extraction.corpus_format import (
+    GROUND_TRUTH_FILE,
+    HTML_DIR,
+    HTML_SUFFIX,
+    CorpusError,
+)
 from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
-GROUND_TRUTH_FILE = "ground-truth.json"
-HTML_DIR = "html"
-HTML_SUFFIX = ".html.gz"
-
 # Ids become file names: keep them to characters that cannot escape the html/ directory.
 _ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
-
-
-class CorpusError(ValueError):
-    """The corpus on disk is not usable; the message names the file and the item/field."""
 
 
 @dataclass(frozen=True)
@@ -166,22 +165,14 @@ def load_corpus(
     """Load and validate a corpus directory. `name`/`uri`/`revision` label it in `DatasetRef`
     (default: the directory name and its file URI); the pinned upstream benchmark labels itself.
     """
-    # Imported here: article_benchmark builds on this module.
-    from collectors.extraction import article_benchmark
-
     root = Path(root)
     truth_path = root / GROUND_TRUTH_FILE
     data, entries = read_ground_truth(truth_path)
     dataset_sha256 = sha256_hex(data)
 
-    pinned = article_benchmark.matches_pinned(dataset_sha256, entries, truth_path)
-    if pinned:
-        article_benchmark.verify_pinned_files(root)
-        name, uri, revision = (
-            article_benchmark.NAME,
-            article_benchmark.URI,
-            article_benchmark.COMMIT,
-        )
+    if pinned.matches_pinned(dataset_sha256, entries, truth_path):
+        pinned.verify_pinned_files(root)
+        name, uri, revision = pinned.NAME, pinned.URI, pinned.COMMIT
 
     items = tuple(
         _load_item(root, position, item_id, entries[item_id])

@@ -10,14 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from collectors.extraction import article_benchmark
+from collectors.extraction import article_benchmark_identity as pinned
 from collectors.extraction.article_benchmark import (
-    COMMIT,
-    GROUND_TRUTH_SHA256,
     cached_copy_dir,
     fetch_article_benchmark,
     load_article_benchmark,
 )
+from collectors.extraction.article_benchmark_identity import COMMIT, GROUND_TRUTH_SHA256
 from collectors.extraction.corpus import CorpusError, load_corpus
 from warehouse.canonical import sha256_hex
 
@@ -26,7 +25,7 @@ PINNED = "512e9a9498912047a966e22f47302e849dfa45dca1f555d97588317dac7e5a3d"
 
 def test_pinned_hash_is_the_documented_one():
     assert GROUND_TRUTH_SHA256 == PINNED
-    assert len(article_benchmark.ITEM_IDS) == 181
+    assert len(pinned.ITEM_IDS) == 181
 
 
 def test_real_benchmark_loads_181_items_with_the_pinned_hash(
@@ -233,7 +232,7 @@ def test_fetch_downloads_verifies_and_loads(tmp_path: Path, article_benchmark_di
 def test_fetch_refuses_a_tampered_download_and_leaves_nothing(
     tmp_path: Path, article_benchmark_dir: Path
 ):
-    some_page = f"html/{sorted(article_benchmark.ITEM_IDS)[3]}.html.gz"
+    some_page = f"html/{sorted(pinned.ITEM_IDS)[3]}.html.gz"
     bad = httpx.Response(200, content=b"\x1f\x8b tampered")
     dest = tmp_path / "cache" / "copy"
     with (
