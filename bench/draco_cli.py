@@ -74,11 +74,37 @@ def _task_set(paths: BenchPaths, tasks: str, dataset_file: Path | None):
     return "rubric", load_rubric_tasks(Path(tasks))
 
 
-def _select(task_set, limit: int | None, items: str | None):
-    from collectors.draco.plan import select_tasks
+def _item_ids(items: str | None) -> list[str] | None:
+    return [i.strip() for i in items.split(",") if i.strip()] if items else None
 
-    wanted = [i.strip() for i in items.split(",") if i.strip()] if items else None
-    return select_tasks(task_set, limit=limit, item_ids=wanted)
+
+def _run_plan(
+    paths: BenchPaths,
+    tasks: str,
+    systems: str,
+    limit: int | None,
+    items: str | None,
+    dataset_file: Path | None,
+    corpus: str,
+    *,
+    planning: bool = False,
+):
+    """(task set, the run's plan): one plan for `bench plan draco` and `bench run draco`, so
+    the plan shows the id of the run the same options start or resume."""
+    from collectors.draco.dataset import dataset_ref
+    from collectors.draco.plan import select_tasks
+    from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
+    from collectors.draco.runner import plan_draco_run
+
+    benchmark, task_set = _task_set(paths, tasks, dataset_file)
+    run = plan_draco_run(
+        benchmark=benchmark,
+        dataset=dataset_ref(task_set),
+        tasks=select_tasks(task_set, limit=limit, item_ids=_item_ids(items)),
+        lanes=_lanes(_system_names(systems), corpus, paths, planning=planning),
+        instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
+    )
+    return task_set, run
 
 
 def _system_names(spec: str) -> list[str]:
@@ -189,21 +215,12 @@ def run_rubric(
     preflight: bool = True,
 ):
     from bench import run_report
-    from collectors.draco.dataset import dataset_ref
     from collectors.draco.judge import build_judge
     from collectors.draco.normalize import NORMALIZER
-    from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
-    from collectors.draco.runner import plan_draco_run, run_draco
+    from collectors.draco.runner import run_draco
     from transform import pipeline
 
-    benchmark, task_set = _task_set(paths, tasks, dataset_file)
-    plan = plan_draco_run(
-        benchmark=benchmark,
-        dataset=dataset_ref(task_set),
-        tasks=_select(task_set, limit, items),
-        lanes=_lanes(_system_names(systems), corpus, paths),
-        instruction=load_prompt(RESEARCH_INSTRUCTION_ID),
-    )
+    task_set, plan = _run_plan(paths, tasks, systems, limit, items, dataset_file, corpus)
     the_judge = build_judge(judge, samples=samples) if isinstance(judge, str) else judge
     if preflight:
         _preflight(plan.lanes, the_judge)
@@ -310,13 +327,15 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
         items: ItemsOption = None,
         judge: JudgeOption = DEFAULT_JUDGE_SPEC,
         samples: SamplesOption = 3,
+        corpus: CorpusOption = "demo",
         list_systems: Annotated[
             bool, typer.Option("--list-systems", help="List the research systems and exit.")
         ] = False,
         as_json: PlanJsonOption = False,
         home: HomeOption = None,
     ) -> None:
-        """Tasks, criteria, judge calls (criteria × samples × systems) and cost, calling nothing."""
+        """The run id, tasks, criteria, judge calls (criteria × samples × systems) and cost of
+        `bench run draco` with the same options, calling nothing (no key needed)."""
         from collectors.draco.plan import plan_draco
         from collectors.draco.systems import LANES, price_for
 
@@ -332,21 +351,24 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             out.print(table)
             return
         paths = paths_for(home)
-        _benchmark, task_set = _task_set(paths, tasks, dataset_file)
+        task_set, run = _run_plan(
+            paths, tasks, systems, limit, items, dataset_file, corpus, planning=True
+        )
         plan = plan_draco(
             task_set,
             lanes=_system_names(systems),
             samples=samples,
             limit=limit,
-            item_ids=[i.strip() for i in items.split(",")] if items else None,
+            item_ids=_item_ids(items),
             judge_model=judge,
             price_lookup=price_for,
+            run_id=run.run_id,
         )
         summary = plan.to_json()
         if as_json:
             out.print_json(json.dumps(summary, default=str))
             return
-        table = Table(title=f"plan: {summary['dataset']['name']}")
+        table = Table(title=f"plan: {summary['dataset']['name']}, run {run.run_id}")
         for column in ("system", "tasks", "judge calls", "est. cost USD", "basis"):
             table.add_column(column)
         for system in summary["systems"]:

@@ -1,8 +1,10 @@
 """What a DRACO (or rubric task set) run would do, before anything is called.
 
-`bench plan draco --json` prints it: the selected tasks, their criteria, judge calls
-(criteria × samples per system; a re-ask adds at most one call per sample, not counted) and
-the estimated research cost per system from the lane's list price.
+`bench plan draco --json` prints it: the run id `bench run draco` would write to (or resume)
+with the same options (the CLI builds the run's own plan, collectors.draco.runner.plan_draco_run,
+and passes its id here), the selected tasks, their criteria, judge calls (criteria × samples per
+system; a re-ask adds at most one call per sample, not counted) and the estimated research cost
+per system from the lane's list price.
 
 Selection: `item_ids` picks tasks by upstream id (any unknown id is an error naming it) and
 keeps them in file order; `limit` then takes the first N tasks in file order (no sampling:
@@ -80,6 +82,7 @@ class DracoPlan:
     judge_model: str
     limit: int | None
     item_ids: tuple[str, ...] | None
+    run_id: str | None = None  # the run's id, when the plan was made from the run's own plan
 
     @property
     def criteria(self) -> int:
@@ -92,6 +95,7 @@ class DracoPlan:
     def to_json(self) -> dict[str, Any]:
         criteria = [c for task in self.tasks for c in task.criteria]
         return {
+            "run_id": self.run_id,
             "dataset": {
                 "name": self.task_set.name,
                 "uri": self.task_set.uri,
@@ -142,6 +146,7 @@ def plan_draco(
     item_ids: Sequence[str] | None = None,
     judge_model: str,
     price_lookup: PriceLookup | None = None,
+    run_id: str | None = None,
 ) -> DracoPlan:
     if not lanes:
         raise PlanError("no systems to run: name at least one lane")
@@ -173,4 +178,5 @@ def plan_draco(
         judge_model=judge_model,
         limit=limit,
         item_ids=tuple(item_ids) if item_ids else None,
+        run_id=run_id,
     )
