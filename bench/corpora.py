@@ -16,9 +16,9 @@ CORPUS_HELP = (
 
 
 def resolve_corpus(spec: str, paths: BenchPaths):
+    from collectors.demo.extraction_corpus import ensure_demo_corpus
     from collectors.extraction.article_benchmark import load_article_benchmark
     from collectors.extraction.corpus import load_corpus
-    from collectors.extraction.demo_corpus import ensure_demo_corpus
 
     if spec == "demo":
         return ensure_demo_corpus(paths.corpora_dir / "demo")

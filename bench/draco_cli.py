@@ -62,8 +62,8 @@ CorpusOption = Annotated[
 
 
 def _task_set(paths: BenchPaths, tasks: str, dataset_file: Path | None):
+    from collectors.demo.draco_tasks import demo_task_set
     from collectors.draco.dataset import load_draco, load_rubric_tasks
-    from collectors.draco.demo_tasks import demo_task_set
 
     if tasks == "demo":
         return "rubric", demo_task_set()
@@ -151,7 +151,7 @@ def _corpus(corpus: str, paths: BenchPaths):
     from collectors.local_corpus import from_extraction_corpus, load_local_corpus
 
     if corpus == "demo":
-        from collectors.extraction.demo_corpus import ensure_demo_corpus
+        from collectors.demo.extraction_corpus import ensure_demo_corpus
 
         return from_extraction_corpus(ensure_demo_corpus(paths.corpora_dir / "demo"))
     return load_local_corpus(Path(corpus))
@@ -282,7 +282,7 @@ def import_demo_results(paths: BenchPaths) -> str:
     draco-results --format valyu` code: the import page then checks the file's own figures and
     sets the imported regime beside ours. Importing it again is a no-op (its sha256 names the
     run)."""
-    from collectors.draco import demo_tasks
+    from collectors.demo import draco_tasks as demo_tasks
     from collectors.draco.offline_judge import OfflineJudge
     from collectors.imports.draco_results import import_draco_results
     from transform import pipeline

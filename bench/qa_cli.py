@@ -75,7 +75,7 @@ def _lanes(names: str, corpus: str, paths: BenchPaths, *, planning: bool = False
     local = None
     if "local-bm25" in lane_names:
         if corpus == "demo":
-            from collectors.extraction.demo_corpus import ensure_demo_corpus
+            from collectors.demo.extraction_corpus import ensure_demo_corpus
 
             local = from_extraction_corpus(ensure_demo_corpus(paths.corpora_dir / "demo"))
         else:

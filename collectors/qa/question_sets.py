@@ -30,7 +30,7 @@ from warehouse import bounded_json
 from warehouse.canonical import sha256_hex
 from warehouse.events import DatasetRef
 
-# Ten questions answerable from the offline demo corpus (collectors.extraction.demo_corpus).
+# Ten questions answerable from the offline demo corpus (collectors.demo.extraction_corpus).
 DEMO_QUESTION_SET = Path(__file__).resolve().with_name("demo_questions.jsonl")
 
 REQUIRED_FIELDS = ("question", "gold_answer")

@@ -3,7 +3,7 @@
 `build_draco_snapshot(home)` runs the real rubric-judged runner offline, then the real
 downstream half (dlt ingest -> dbt build -> publish, `transform.pipeline.refresh`), into `home`:
 
-* the six offline demo rubric tasks (`collectors.draco.demo_tasks`), two research lanes:
+* the six offline demo rubric tasks (`collectors.demo.draco_tasks`), two research lanes:
   `local-rag` over the offline demo corpus, and `local-rag-planted`, the same offline method
   over a one-document corpus whose text and title carry an HTML/JS payload. Only the assert
   task shares words with that document, so its report carries the payload and the other five
@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from collectors.demo.draco_tasks import demo_task_set
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.draco.dataset import dataset_ref
-from collectors.draco.demo_tasks import demo_task_set
 from collectors.draco.judge import LlmJudge, OfflineJudge
 from collectors.draco.model import Criterion, JudgeSample, RubricTask
 from collectors.draco.normalize import NORMALIZER, NORMALIZER_VERSION
@@ -39,7 +40,6 @@ from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
 from collectors.draco.runner import plan_draco_run, regime_id, rejudge, run_draco
 from collectors.draco.systems import make_lane
 from collectors.draco.systems.local_rag import LocalRagLane
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
 from collectors.local_corpus import from_documents_jsonl, from_extraction_corpus
 from tests.qa.llm_fake import FakeLlmServer

@@ -72,7 +72,7 @@ def test_the_empty_state_pattern_matches_the_apps_empty_states() -> None:
 
 
 def test_the_demo_imports_the_docs_example_file(demo_home: Path) -> None:
-    from collectors.draco.demo_tasks import DEMO_IMPORT_FILE
+    from collectors.demo.draco_tasks import DEMO_IMPORT_FILE
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "examples" / DEMO_IMPORT_FILE
     assert (demo_home / "cache" / "demo" / DEMO_IMPORT_FILE).read_bytes() == docs.read_bytes()

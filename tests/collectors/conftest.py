@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.extraction.corpus import Corpus, load_corpus
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from warehouse.log import EventLog
 
 

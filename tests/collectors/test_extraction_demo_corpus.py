@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.extraction.corpus import load_corpus
-from collectors.extraction.demo_corpus import (
+from collectors.demo.extraction_corpus import (
     DEMO_NAME,
     TOPIC_COUNT,
     XSS_PAYLOAD,
@@ -20,6 +19,7 @@ from collectors.extraction.demo_corpus import (
     item_id_for,
     select_topics,
 )
+from collectors.extraction.corpus import load_corpus
 
 
 def _files(root: Path) -> dict[str, bytes]:

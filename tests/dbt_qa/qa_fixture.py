@@ -39,7 +39,7 @@ N_QUESTIONS = 24
 
 def offline_runner_events(home: Path) -> list[Envelope]:
     """Runs the real offline QA runner (one run + a 3-run series) and returns its envelopes."""
-    from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+    from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
     from collectors.local_corpus import from_extraction_corpus
     from collectors.qa.lane_registry import build_lanes
     from collectors.qa.offline import (

@@ -8,8 +8,7 @@ from pydoc_data.topics import topics
 
 import pytest
 
-from collectors.draco.dataset import load_rubric_tasks
-from collectors.draco.demo_tasks import (
+from collectors.demo.draco_tasks import (
     DEMO_NAME,
     DEMO_SHA256,
     DEMO_TOPICS,
@@ -18,8 +17,9 @@ from collectors.draco.demo_tasks import (
     demo_task_set,
     write_demo_tasks,
 )
+from collectors.demo.extraction_corpus import select_topics
+from collectors.draco.dataset import load_rubric_tasks
 from collectors.draco.offline_judge import OfflineJudge
-from collectors.extraction.demo_corpus import select_topics
 from warehouse.canonical import sha256_hex
 
 
@@ -77,7 +77,7 @@ def test_the_demo_import_example_imports_and_its_figures_follow_valyus_rule(tmp_
     """docs/examples/demo_local-rag.eval.json (what `bench demo` writes and imports; the demo
     browser test holds the two equal) goes through the real valyu import for every demo task,
     and its header figures are valyu's aggregation of its own verdicts."""
-    from collectors.draco.demo_tasks import (
+    from collectors.demo.draco_tasks import (
         DEMO_IMPORT_FILE,
         DEMO_IMPORT_SYSTEM,
         demo_import_eval_json,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.draco.model import RubricTask
 from collectors.draco.systems import LaneConfigError, make_lane
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.local_corpus import from_extraction_corpus
 from tests.draco.research_support import (
     Recorder,

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from collectors.demo.draco_tasks import demo_task_set
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.draco.dataset import dataset_ref, load_draco
-from collectors.draco.demo_tasks import demo_task_set
 from collectors.draco.judge import LlmJudge, OfflineJudge
 from collectors.draco.normalize import NORMALIZER
 from collectors.draco.plan import select_tasks
 from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
 from collectors.draco.runner import DracoRunAborted, plan_draco_run, rejudge, run_draco
 from collectors.draco.systems import make_lane
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
 from collectors.llm import make_backend
 from collectors.local_corpus import from_extraction_corpus
 from tests.fakes.research_fake import FakeResearchServer, Fault

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.local_corpus import PassageCorpus, from_extraction_corpus
 from collectors.qa.dataset import QaDataset
 from collectors.qa.question_sets import DEMO_QUESTION_SET

@@ -21,7 +21,7 @@ RUN_SCRIPT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from collectors.extraction.demo_corpus import load_demo_corpus
+    from collectors.demo.extraction_corpus import load_demo_corpus
     from collectors.llm import make_backend
     from collectors.qa.lane_registry import build_lanes
     from collectors.local_corpus import from_extraction_corpus

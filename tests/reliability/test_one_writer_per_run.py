@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import collectors.qa.run_state
-from collectors.extraction.demo_corpus import build_demo_corpus, load_demo_corpus
+from collectors.demo.extraction_corpus import build_demo_corpus, load_demo_corpus
 from collectors.local_corpus import from_extraction_corpus
 from collectors.qa.dataset import QaDataset
 from collectors.qa.lanes import LocalBm25Lane

@@ -160,7 +160,7 @@ def _demo_items() -> list:
     import shutil
     import tempfile
 
-    from collectors.extraction.demo_corpus import ensure_demo_corpus
+    from collectors.demo.extraction_corpus import ensure_demo_corpus
 
     where = Path(tempfile.mkdtemp(prefix="seq-corpus-"))
     atexit.register(shutil.rmtree, where, ignore_errors=True)

@@ -254,7 +254,7 @@ def _source_md(count: int) -> str:
 
 ## What this is
 {count} synthetic article pages for trying the extraction benchmark without network access.
-Built by `collectors/extraction/demo_corpus.py` (builder version {DEMO_CORPUS_VERSION}) from
+Built by `collectors/demo/extraction_corpus.py` (builder version {DEMO_CORPUS_VERSION}) from
 `pydoc_data.topics` of Python {platform.python_version()}: the language-reference topics that
 `help()` shows, {TOPIC_COUNT} topics of {MIN_TOPIC_CHARS:,}-{MAX_TOPIC_CHARS:,} characters in
 sorted name order.

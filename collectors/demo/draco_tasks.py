@@ -1,7 +1,7 @@
 """The project's own rubric tasks for the offline demo: DRACO's shape, answerable offline.
 
 Six research problems about the Python language, each answerable from one topic of the demo
-corpus (`collectors.extraction.demo_corpus`: `pydoc_data.topics` pages), which the offline
+corpus (`collectors.demo.extraction_corpus`: `pydoc_data.topics` pages), which the offline
 research lane retrieves over. Each rubric has DRACO's four sections in DRACO's order, positive
 criteria a good report meets (weights 4-10) and one negative criterion: an error a bad report
 would commit (weights -15 to -20), phrased in words a correct report would not repeat, so the
