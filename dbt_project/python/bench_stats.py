@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from bench_vars import scoring_value
 
 ALPHA = 0.05
 CORRECTIONS = ("bonferroni", "holm")
@@ -37,6 +36,10 @@ def bootstrap_vars(**configured: Any) -> tuple[int, int]:
     seed first: `bootstrap_vars(qa_bootstrap_seed=dbt.config.get("qa_bootstrap_seed"),
     qa_bootstrap_samples=dbt.config.get("qa_bootstrap_samples"))`. The model itself must read
     each name (bench_vars.scoring_value says why)."""
+    # Imported here: bench_vars is on dbt's module path only, and the app imports this module
+    # as dbt_project.python.bench_stats for its paired tests (app/data/compare.py).
+    from bench_vars import scoring_value
+
     (seed_name, seed), (samples_name, samples) = configured.items()
     seed = int(scoring_value(seed_name, seed))
     samples = int(scoring_value(samples_name, samples))
