@@ -9,6 +9,8 @@ import pytest
 from dbt_harness import BuiltWarehouse, run_dbt
 from extraction_expected import close, expected_bootstrap, expected_leaderboard, expected_pages
 
+from warehouse.scoring_vars import parse_weights
+
 pytestmark = pytest.mark.slow
 
 NEW_VARS = {
@@ -109,14 +111,22 @@ def test_page_useful_success_follows_the_threshold(rescored):
     assert counts.useful > 0 and counts.below == 0
 
 
-def test_invalid_weights_fail_with_a_readable_message(built_warehouse, tmp_path):
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ({"completeness": 1, "boilerplate": 1}, "var extraction_weights: unknown weight(s) boilerplate"),
+        # the rules bench rescore applies (warehouse.scoring_vars.parse_weights), held by dbt too
+        ({"completeness": 1.5}, "extraction_weights.completeness: each weight must be a number in [0, 1]"),
+        ({"completeness": 0.5, "success": 0.3}, "the weights must sum to 1 (they sum to 0.8)"),
+    ],
+)  # fmt: skip
+def test_invalid_weights_fail_with_a_readable_message(built_warehouse, tmp_path, weights, message):
     path = tmp_path / "warehouse.duckdb"
     shutil.copy(built_warehouse.path, path)
     with pytest.raises(AssertionError) as failure:
         run_dbt(
-            ["run", "--select", "dim_scoring_vars"],
-            path,
-            tmp_path,
-            {"extraction_weights": {"completeness": 1, "boilerplate": 1}},
+            ["run", "--select", "dim_scoring_vars"], path, tmp_path, {"extraction_weights": weights}
         )
-    assert "var extraction_weights: unknown weight(s) boilerplate" in str(failure.value)
+    assert message in str(failure.value)
+    with pytest.raises(ValueError):  # and bench rescore refuses the same set
+        parse_weights(",".join(f"{name}={value}" for name, value in weights.items()))
