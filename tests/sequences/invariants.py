@@ -35,6 +35,7 @@ EXPORT_IS_SNAPSHOT = "an export holds exactly the snapshot's rows"
 REPORT_IS_SNAPSHOT = "a report's figures and log head are the snapshot's"
 SQL_IS_SNAPSHOT = "bench sql counts the snapshot's rows"
 STATUS_IS_DATA_ROOT = "bench status reports the warehouse's events and the data root's bytes"
+PLAN_NAMES_THE_RUN = "bench plan draco names the run bench run draco wrote"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -420,3 +421,19 @@ def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
             [schema, table],
         ).fetchone()[0]
     )
+
+
+# --- plan -----------------------------------------------------------------------------------
+
+
+def plan_problems(plan_output: str, log: LogView) -> list[str]:
+    """`bench plan draco --json` with a run's options must name a run the log started (the
+    plan builds the run's own plan, so it names the same spec's id)."""
+    try:
+        run_id = json.loads(plan_output[plan_output.index("{") :])["run_id"]
+    except (ValueError, KeyError) as exc:
+        return [f"bench plan draco --json printed no run id ({exc})"]
+    started = {e["run_id"] for e in log.of_type("run_started")}
+    if run_id not in started:
+        return [f"the plan names run {run_id}, which the log never started"]
+    return []

@@ -402,6 +402,16 @@ class World:
                 invariants.EXPORT_IS_SNAPSHOT,
                 invariants.export_problems(self.home / "serve.duckdb", mart, out, fmt),
             )
+        if command.argv[:2] == ["run", "draco"] and outcome.ok:
+            options = [a for a in command.argv[2:] if a != "--no-score"]
+            plan = run_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
+            self._violate(
+                step,
+                invariants.PLAN_NAMES_THE_RUN,
+                invariants.plan_problems(plan.output, self.log)
+                if plan.ok
+                else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
+            )
         verify = run_bench(self.home, ["verify"], self.files_dir)
         if not verify.ok:
             self._violate(

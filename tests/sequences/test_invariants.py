@@ -280,3 +280,14 @@ def test_status_that_miscounts_events_or_leaves_out_the_snapshot_parts_is_caught
     assert invariants.status_problems(home, "6 events loaded · log 1.2 MB · snapshot 2.3 MB") == [
         "status does not say '7 events loaded'"
     ]
+
+
+def test_a_plan_naming_a_run_the_log_never_started_is_caught():
+    log = invariants.LogView([{"event_type": "run_started", "run_id": "r1", "event_id": "e1"}])
+    assert invariants.plan_problems('{"run_id": "r1", "totals": {}}', log) == []
+    assert invariants.plan_problems('noise\n{"run_id": "r2"}', log) == [
+        "the plan names run r2, which the log never started"
+    ]
+    assert invariants.plan_problems('{"totals": {}}', log)[0].startswith(
+        "bench plan draco --json printed no run id"
+    )
