@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -22,7 +21,7 @@ from typing import Any
 
 from transform import build_selection
 from transform.dbt_runner import DbtError, NodeProgress, run_dbt
-from transform.state import DBT_PROJECT_DIR, fingerprint_file, unpublished_file
+from transform.state import fingerprint_file, project_fingerprint, unpublished_file
 from warehouse.paths import BenchPaths
 
 NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
@@ -30,22 +29,6 @@ NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
 # builds (a changed project, `bench rebuild`) and CI, not by the incremental build of a batch,
 # whose rows get their identity from stg_events (one row per event id by construction).
 VERDICT_GRAIN_TESTS = ["--exclude", "tag:verdict_grain"]
-_PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests")
-
-
-def project_fingerprint(project_dir: Path = DBT_PROJECT_DIR) -> str:
-    """sha256 over every file of the dbt project that decides what a model holds."""
-    digest = hashlib.sha256()
-    for part in _PROJECT_PARTS:
-        root = project_dir / part
-        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-        for path in files:
-            if path.exists() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(project_dir)).encode() + b"\0")
-                digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 CORRECTION_EVENT_TYPES = ("item_excluded", "verdict_superseded")
 
 

@@ -20,6 +20,7 @@ parse (transform/dbt_parse_cache.py). dbt's own `target/` and `logs/` live under
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -64,3 +65,19 @@ def save_scoring_vars(paths: BenchPaths, scoring: dict[str, Any]) -> None:
     tmp = paths.scoring_file.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(scoring, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, paths.scoring_file)
+
+
+_PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests")
+
+
+def project_fingerprint(project_dir: Path = DBT_PROJECT_DIR) -> str:
+    """sha256 over every file of the dbt project that decides what a model holds."""
+    digest = hashlib.sha256()
+    for part in _PROJECT_PARTS:
+        root = project_dir / part
+        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+        for path in files:
+            if path.exists() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(project_dir)).encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -134,15 +134,15 @@ def test_scoring_vars_reach_dbt_through_the_environment_except_beside_unit_tests
     """The environment keeps dbt's partial parse; a command that runs unit tests gets --vars,
     which a unit test's own `overrides: vars` win over."""
     from transform import dbt_runner
+    from transform.dbt_invoke import DbtResult
 
     seen = []
 
-    class Done:
-        returncode, stdout, stderr = 0, "", ""
+    def invoke(args, env, cwd, **options):
+        seen.append((args, env))
+        return DbtResult(success=True)
 
-    monkeypatch.setattr(
-        dbt_runner.subprocess, "run", lambda args, env, **kw: seen.append((args, env)) or Done
-    )
+    monkeypatch.setattr(dbt_runner, "invoke_dbt", invoke)
     paths = BenchPaths.from_env(tmp_path).ensure()
     floor = {"draco_penalty_floor": -100}
     dbt_runner.run_dbt(paths, ["build", *dbt_build.NO_UNIT_TESTS], dbt_vars=floor)

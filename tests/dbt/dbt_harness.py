@@ -1,8 +1,8 @@
-"""Running dbt from tests: paths, the subprocess call and a handle on a built warehouse.
+"""Running dbt from tests: paths, the call and a handle on a built warehouse.
 
-dbt runs as a subprocess (never in-process: dbtRunner keeps the DuckDB file locked), with
-BENCH_DUCKDB_PATH, DBT_TARGET_PATH and DBT_LOG_PATH inside tmp_path. Each invocation costs
-~5-10 s, so the suite shares one build.
+dbt runs in the test process as bench runs it (transform/dbt_invoke.py: the parsed project kept
+between calls, the DuckDB file closed after each), with BENCH_DUCKDB_PATH, DBT_TARGET_PATH and
+DBT_LOG_PATH inside tmp_path. A full build still costs seconds, so the suite shares one.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import duckdb
 
 # The session's fixture warehouse (fixture_warehouse.py) runs every dbt unit test once; the
 # partial builds of single tests leave them out, as a user's `bench build` does.
-from transform import dbt_parse_cache
 from transform.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
+from transform.dbt_invoke import invoke_dbt
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -47,27 +47,19 @@ def run_dbt(
         "DBT_TARGET_PATH": str(work / "target"),
         "DBT_LOG_PATH": str(work / "logs"),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_PROFILES_DIR": str(DBT_PROJECT),
         "BENCH_DBT_MODULE_PATH": str(STATS_MODULE_DIR),
     }
-    cmd = [str(DBT), *args, "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
+    cmd = [*args, "--project-dir", str(DBT_PROJECT)]
     if vars_:
         cmd += ["--vars", json.dumps(vars_)]
     # DuckDB creates its temp directory on the first spill, but not the folder above it: a
     # missing one is an IOException in the middle of a model (bench's data root has it).
     (db_path.parent / "dbt").mkdir(exist_ok=True)
-    target, cached = work / "target", dbt_parse_cache.cached_parse(env, cmd, DBT_PROJECT)
-    dbt_parse_cache.restore(target, cached)
-    try:
-        result = subprocess.run(
-            cmd, env=env, cwd=db_path.parent, capture_output=True, text=True, timeout=600
-        )
-    finally:
-        dbt_parse_cache.save(target, cached)
-    if result.returncode != 0:
-        raise AssertionError(
-            f"{' '.join(cmd)} failed (rc={result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
-        )
-    return result
+    result = invoke_dbt(cmd, env, db_path.parent)
+    if not result.success:
+        raise AssertionError(f"dbt {' '.join(cmd)} failed:\n{result.output[-6000:]}")
+    return subprocess.CompletedProcess(cmd, 0, stdout=result.output, stderr="")
 
 
 @dataclass
