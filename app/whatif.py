@@ -1,31 +1,33 @@
-"""What-if re-ranking on the snapshot: the dbt formulas, applied to published mart columns.
+"""What-if re-ranking on the snapshot: dbt's own formulas, applied to published mart columns.
 
-No SQL and no new numbers: each function takes rows the marts already hold and applies the same
-formula the dbt model does, so a what-if equals what `bench rescore` would publish (held equal by
-tests/app/test_real_pages.py against real dbt builds). "Make it official" is always that command.
+No new numbers and no formula written here: each function takes rows the marts already hold and
+runs the SQL of the formula the marts were built with, as published in marts.dim_scoring_formulas
+(rendered from the dbt macros themselves), with the panel's settings in place of the build's. So
+a what-if equals what `bench rescore` would publish (held equal by tests/app/test_real_pages.py
+against real dbt builds), and a formula changed in dbt reaches the panel with the next build.
+What is left here is plumbing: which rows, grouped how, ranked how. "Make it official" is always
+that command.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 
+import duckdb
 import pandas as pd
 
 from warehouse.scoring_vars import parse_weights
 
-# Weight name -> the extraction_leaderboard column it weighs: the dbt macro
-# extraction_weight_components (dbt_project/macros/scoring_vars.sql) says the same. The names
-# themselves come from the snapshot (the w_<name> columns), never from this map.
-EXTRACTION_COMPONENTS = {
-    "completeness": "completeness",
-    "success": "useful_success_rate",
-    "f1": "token_f1",
-    "latency": "latency_score",
-    "throughput": "throughput_score",
-    "shingle_precision": "shingle_precision",
-    "shingle_recall": "shingle_recall",
-    "shingle_f1": "shingle_f1",
-}
+Formulas = Mapping[str, str]  # formula name -> SQL text (marts.dim_scoring_formulas)
+
+
+def _select(sql: str, params: list | None = None, **frames: pd.DataFrame) -> pd.DataFrame:
+    """`sql` over the given frames, each visible under its keyword's name, in a private
+    in-memory DuckDB (nothing is read from or written to any file)."""
+    with duckdb.connect() as con:
+        for name, frame in frames.items():
+            con.register(name, frame)
+        return con.execute(sql, params or []).df()
 
 
 def weight_names(board: pd.DataFrame) -> list[str]:
@@ -38,19 +40,21 @@ def active_weights(board: pd.DataFrame) -> dict[str, float]:
     return {name: float(row[f"w_{name}"]) for name in weight_names(board)}
 
 
-def extraction_composite(board: pd.DataFrame, weights: dict[str, float]) -> pd.Series:
-    """Σ weight × component, an unmeasurable (NULL) component contributing 0, not renormalised
-    (extraction_leaderboard.sql, macro extraction_composite)."""
-    total = pd.Series(0.0, index=board.index)
-    for name, weight in weights.items():
-        total = total + float(weight) * board[EXTRACTION_COMPONENTS[name]].astype(float).fillna(0.0)
-    return total
+def extraction_composite(
+    board: pd.DataFrame, weights: dict[str, float], formulas: Formulas
+) -> pd.Series:
+    """The leaderboard's composite (formula extraction_composite) with `weights` in place of
+    the published w_<name> columns; a weight not given weighs 0."""
+    chosen = board.assign(**{f"w_{n}": float(weights.get(n, 0.0)) for n in weight_names(board)})
+    chosen = chosen.assign(_row=range(len(chosen)))
+    sql = f"select {formulas['extraction_composite']} as composite from board order by _row"
+    return pd.Series(_select(sql, board=chosen)["composite"].to_numpy(), index=board.index)
 
 
-def rerank(board: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
+def rerank(board: pd.DataFrame, weights: dict[str, float], formulas: Formulas) -> pd.DataFrame:
     """System, what-if composite and rank (ties share the best rank, like SQL rank()), beside the
     published rank, best first."""
-    what_if = extraction_composite(board, weights)
+    what_if = extraction_composite(board, weights, formulas)
     out = pd.DataFrame(
         {
             "system": board["system"],
@@ -84,50 +88,69 @@ def _num(value: float) -> str:
 # --- deep research: a penalty floor ----------------------------------------------------------
 
 
-def draco_item_scores(criteria: pd.DataFrame, penalty_floor: float | None) -> pd.DataFrame:
-    """Per (lane, item): clamp(Σ weight × v / Σ positive weight, 0, 1) with every negative
-    weight raised to `penalty_floor` (int_draco_criteria_weighted + int_draco_items_scored;
-    macro rubric_score). `criteria` are fct_draco_criteria rows of one (run, judge); the weight
-    before any floor is the registered one unless an override set it."""
-    base = criteria["weight"].where(criteria["is_overridden"], criteria["registered_weight"])
-    weight = base.astype(float)
-    if penalty_floor is not None:
-        weight = weight.where(weight >= penalty_floor, float(penalty_floor))
-    frame = criteria.assign(
-        w=weight,
-        wv=weight * criteria["v"].astype(float).fillna(0.0),
-        positive=weight.where(weight > 0, 0.0),
-    )
-    grouped = frame.groupby(["lane", "item_id"], as_index=False).agg(
-        raw=("wv", "sum"), positive=("positive", "sum")
-    )
-    grouped["score"] = [
-        _rubric_score(raw, positive)
-        for raw, positive in zip(grouped["raw"], grouped["positive"], strict=True)
-    ]
-    return grouped
+_DRACO_ITEM_SCORES_SQL = """
+with inputs as (
+    select
+        lane,
+        item_id,
+        criterion_position,
+        v_scored,
+        -- the weight before any floor: the override when there is one, else the registered one
+        case when is_overridden then weight else registered_weight end as weight,
+        cast(? as double) as penalty_floor
+    from criteria
+),
+in_effect as (
+    select lane, item_id, criterion_position, v_scored, {draco_weight_in_effect} as weight
+    from inputs
+),
+terms as (
+    select *, {draco_rubric_term} as weighted_v from in_effect
+),
+sums as (
+    select lane, item_id, {draco_rubric_mass} from terms group by lane, item_id
+)
+select lane, item_id, raw_score, positive_weight, {draco_rubric_score} as score
+from sums
+order by lane, item_id
+"""
+
+_DRACO_LANE_SCORES_SQL = """
+with per_item as (
+    select
+        items.lane,
+        items.item_id,
+        items.position,
+        -- an item without a report keeps its 0, like draco_leaderboard's score_mean
+        case when items.report_event_id is null then 0.0 else coalesce(scored.score, 0.0) end
+            as score
+    from items
+    left join scored on items.lane = scored.lane and items.item_id = scored.item_id
+)
+select lane, {draco_score_mean} as what_if_score
+from per_item
+group by lane
+"""
 
 
-def _rubric_score(raw: float, positive: float) -> float:
-    if positive is None or math.isnan(positive) or positive <= 0:
-        return 0.0
-    return min(max(raw / positive, 0.0), 1.0)
+def draco_item_scores(
+    criteria: pd.DataFrame, penalty_floor: float | None, formulas: Formulas
+) -> pd.DataFrame:
+    """Per (lane, item): the item score (formulas draco_weight_in_effect, draco_rubric_term,
+    draco_rubric_mass, draco_rubric_score) with `penalty_floor` in place of the build's.
+    `criteria` are fct_draco_criteria rows of one (run, judge)."""
+    sql = _DRACO_ITEM_SCORES_SQL.format(**formulas)
+    floor = None if penalty_floor is None else float(penalty_floor)
+    return _select(sql, [floor], criteria=criteria)
 
 
 def draco_lane_scores(
-    items: pd.DataFrame, criteria: pd.DataFrame, penalty_floor: float | None
+    items: pd.DataFrame, criteria: pd.DataFrame, penalty_floor: float | None, formulas: Formulas
 ) -> pd.DataFrame:
-    """Mean item score per lane over the whole grid (fct_draco_items rows of one (run, judge)):
-    items without a report keep their 0, like draco_leaderboard's score_mean."""
-    scored = draco_item_scores(criteria, penalty_floor).set_index(["lane", "item_id"])["score"]
-    keys = list(zip(items["lane"], items["item_id"], strict=True))
-    has_report = items["report_event_id"].notna().to_numpy()
-    per_item = [
-        float(scored.get(key, 0.0)) if reported else 0.0
-        for key, reported in zip(keys, has_report, strict=True)
-    ]
-    lanes = items.assign(what_if_score=per_item).groupby("lane", as_index=False)
-    out = lanes.agg(what_if_score=("what_if_score", "mean"))
+    """Mean item score per lane over the whole grid (fct_draco_items rows of one (run, judge);
+    formula draco_score_mean), ranked, best first."""
+    scored = draco_item_scores(criteria, penalty_floor, formulas)
+    out = _select(_DRACO_LANE_SCORES_SQL.format(**formulas), items=items, scored=scored)
     out["what_if_rank"] = out["what_if_score"].rank(method="min", ascending=False).astype(int)
     return out.sort_values(["what_if_rank", "lane"]).reset_index(drop=True)
 

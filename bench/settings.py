@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from transform.state import DBT_PROJECT_DIR
+from transform.state import DBT_PROJECT_DIR  # noqa: F401 (imported from here by bench and tests)
 
 # The checkout, or site-packages for an installed package: pyproject ships dbt_project/ and app/
 # beside bench/ as package data, so the same relative layout holds in both.
@@ -26,11 +26,13 @@ def shared_data_dir() -> Path:
 
 
 def default_scoring_vars() -> dict[str, Any]:
-    """The vars dbt_project.yml declares: what a build uses when nothing overrides them."""
-    import yaml
+    """The vars dbt_project.yml declares: what a build uses when nothing overrides them (read
+    once, by warehouse.scoring_vars, which the app shares)."""
+    import copy
 
-    document = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
-    return dict(document.get("vars") or {})
+    from warehouse.scoring_vars import dbt_var_defaults
+
+    return copy.deepcopy(dbt_var_defaults())  # the reader caches: a caller may not edit its dict
 
 
 DRACO_WEIGHT_COLUMNS = ("item_id", "criterion_id", "weight")

@@ -175,6 +175,62 @@ def significance_table(rows: pd.DataFrame, key: str) -> None:
     )
 
 
+def penalty_floor_whatif(index: int, judge_id: str, board: pd.DataFrame) -> None:
+    """The lanes re-ranked under a penalty floor chosen here, by dbt's own formulas."""
+    items, criteria = data.draco_whatif_inputs(run_id, judge_id)
+    floor_on = st.toggle("Cap every penalty", key=f"draco_floor_on_{index}")
+    floor = st.slider(
+        "Penalty floor (a weight below it is raised to it)",
+        min_value=-500,
+        max_value=-1,
+        value=-100,
+        step=1,
+        key=f"draco_floor_{index}",
+        disabled=not floor_on,
+    )
+    chosen_floor = float(floor) if floor_on else None
+    formulas = data.scoring_formulas()
+    if not formulas:
+        st.info("This snapshot predates the published scoring formulas: run `bench build`.")
+        return
+    what_if = whatif.draco_lane_scores(items, criteria, chosen_floor, formulas)
+    merged = points(
+        what_if.merge(board[["lane", "score_mean", "rank_score"]], on="lane"),
+        "what_if_score",
+        "score_mean",
+    )
+    ui.dataframe(
+        merged.rename(
+            columns={
+                "what_if_rank": "What-if rank",
+                "lane": "System",
+                "what_if_score": "What-if score",
+                "score_mean": "Published score",
+                "rank_score": "Published rank",
+            }
+        )[["What-if rank", "System", "What-if score", "Published score", "Published rank"]],
+        hide_index=True,
+        column_config={
+            "What-if score": ui.metric_column("draco_score", "What-if score"),
+            "Published score": ui.metric_column("draco_score", "Published score"),
+        },
+        key=f"draco_whatif_{index}",
+    )
+    published_floors = {float(f) for f in board["penalty_floor"].dropna()}
+    # several floors in one board cannot be matched: always print the command then
+    published_floor = (
+        published_floors.pop()
+        if len(published_floors) == 1
+        else (None if not published_floors else math.nan)
+    )
+    command = whatif.draco_floor_command(chosen_floor, published_floor)
+    if command is None:
+        st.caption("These are the published scores: nothing to make official.")
+    else:
+        st.markdown("Make it official (rebuilds every mart from the stored verdicts):")
+        st.code(command, language="bash")
+
+
 for index, judge_id in enumerate(shown):
     judge = judge_rows[judge_id]
     st.header(f"Judge regime {index + 1} of {len(shown)}", divider=True)
@@ -246,54 +302,7 @@ for index, judge_id in enumerate(shown):
             )
 
     with st.expander("What if: a penalty floor", expanded=False):
-        items, criteria = data.draco_whatif_inputs(run_id, judge_id)
-        floor_on = st.toggle("Cap every penalty", key=f"draco_floor_on_{index}")
-        floor = st.slider(
-            "Penalty floor (a weight below it is raised to it)",
-            min_value=-500,
-            max_value=-1,
-            value=-100,
-            step=1,
-            key=f"draco_floor_{index}",
-            disabled=not floor_on,
-        )
-        chosen_floor = float(floor) if floor_on else None
-        what_if = whatif.draco_lane_scores(items, criteria, chosen_floor)
-        merged = points(
-            what_if.merge(board[["lane", "score_mean", "rank_score"]], on="lane"),
-            "what_if_score",
-            "score_mean",
-        )
-        ui.dataframe(
-            merged.rename(
-                columns={
-                    "what_if_rank": "What-if rank",
-                    "lane": "System",
-                    "what_if_score": "What-if score",
-                    "score_mean": "Published score",
-                    "rank_score": "Published rank",
-                }
-            )[["What-if rank", "System", "What-if score", "Published score", "Published rank"]],
-            hide_index=True,
-            column_config={
-                "What-if score": ui.metric_column("draco_score", "What-if score"),
-                "Published score": ui.metric_column("draco_score", "Published score"),
-            },
-            key=f"draco_whatif_{index}",
-        )
-        published_floors = {float(f) for f in board["penalty_floor"].dropna()}
-        # several floors in one board cannot be matched: always print the command then
-        published_floor = (
-            published_floors.pop()
-            if len(published_floors) == 1
-            else (None if not published_floors else math.nan)
-        )
-        command = whatif.draco_floor_command(chosen_floor, published_floor)
-        if command is None:
-            st.caption("These are the published scores: nothing to make official.")
-        else:
-            st.markdown("Make it official (rebuilds every mart from the stored verdicts):")
-            st.code(command, language="bash")
+        penalty_floor_whatif(index, judge_id, board)
     seeds = sorted({int(s) for s in board["bootstrap_seed"].dropna()})
     samples = sorted({int(s) for s in board["bootstrap_samples"].dropna()})
     thresholds = sorted({float(t) for t in board["pass_threshold"].dropna()})

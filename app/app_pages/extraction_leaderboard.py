@@ -246,56 +246,68 @@ metrics[3].metric("Useful success", ui.fmt(top["useful_success_rate"]))
 metrics[4].metric("Token F1", ui.fmt(top["token_f1"]))
 metrics[5].metric("p95 latency (s)", ui.fmt(top["latency_p95_s"], 2))
 
+
+def weights_whatif(board: pd.DataFrame) -> None:
+    """The systems re-ranked under weights chosen here, by dbt's own composite formula."""
+    formulas = data.scoring_formulas()
+    if not formulas:
+        st.info(
+            "This snapshot predates the published scoring formulas: run `bench build` to re-rank."
+        )
+        return
+    names = whatif.weight_names(board)
+    active = whatif.active_weights(board)
+    sliders = st.columns(4)
+    chosen = {
+        name: sliders[i % 4].slider(
+            weight_columns.get(f"w_{name}", name),
+            min_value=0.0,
+            max_value=1.0,
+            value=float(active[name]),
+            step=0.05,
+            key=f"whatif_{name}",
+        )
+        for i, name in enumerate(names)
+    }
+    try:  # the CLI's validator decides; the panel ranks with exactly what the command sets
+        command, chosen = whatif.rescore_plan(chosen)
+    except ValueError as refusal:
+        command = None
+        st.warning(
+            ui.md_escape(
+                f"bench rescore would refuse these weights ({refusal}). Move the sliders until "
+                "they sum to 1 to get a command that makes them official."
+            )
+        )
+    reranked = whatif.rerank(board, chosen, formulas)
+    ui.dataframe(
+        reranked.rename(
+            columns={
+                "what_if_rank": "What-if rank",
+                "system": "System",
+                "what_if_composite": "What-if composite",
+                "published_rank": "Published rank",
+                "moved": "Moved",
+                "run_id": "Run",
+            }
+        )[["What-if rank", "System", "What-if composite", "Published rank", "Moved", "Run"]],
+        hide_index=True,
+        column_config={
+            "What-if composite": st.column_config.NumberColumn(format="%.3f"),
+            "Moved": st.column_config.NumberColumn(help="Places gained (+) or lost (−)."),
+        },
+    )
+    if command is not None:
+        st.markdown("Make it official (rebuilds every mart from the stored events):")
+        st.code(command, language="bash")
+
+
 st.subheader("What if")
 st.caption(
     "Re-rank this dataset under other weights, instantly, with the formula dbt uses (Σ weight × "
     "component, unmeasured terms 0). Nothing is saved: the command below makes it official."
 )
-names = whatif.weight_names(board)
-active = whatif.active_weights(board)
-sliders = st.columns(4)
-chosen = {
-    name: sliders[i % 4].slider(
-        weight_columns.get(f"w_{name}", name),
-        min_value=0.0,
-        max_value=1.0,
-        value=float(active[name]),
-        step=0.05,
-        key=f"whatif_{name}",
-    )
-    for i, name in enumerate(names)
-}
-try:  # the CLI's validator decides; the panel ranks with exactly what the command sets
-    command, chosen = whatif.rescore_plan(chosen)
-except ValueError as refusal:
-    command = None
-    st.warning(
-        ui.md_escape(
-            f"bench rescore would refuse these weights ({refusal}). Move the sliders until "
-            "they sum to 1 to get a command that makes them official."
-        )
-    )
-reranked = whatif.rerank(board, chosen)
-ui.dataframe(
-    reranked.rename(
-        columns={
-            "what_if_rank": "What-if rank",
-            "system": "System",
-            "what_if_composite": "What-if composite",
-            "published_rank": "Published rank",
-            "moved": "Moved",
-            "run_id": "Run",
-        }
-    )[["What-if rank", "System", "What-if composite", "Published rank", "Moved", "Run"]],
-    hide_index=True,
-    column_config={
-        "What-if composite": st.column_config.NumberColumn(format="%.3f"),
-        "Moved": st.column_config.NumberColumn(help="Places gained (+) or lost (−)."),
-    },
-)
-if command is not None:
-    st.markdown("Make it official (rebuilds every mart from the stored events):")
-    st.code(command, language="bash")
+weights_whatif(board)
 
 st.subheader("Charts")
 left, right = st.columns(2)

@@ -401,17 +401,18 @@ def draco_reports(run_id: str, lane: str, item_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-# --- what-if inputs (app.whatif re-applies the dbt formulas to these rows) ---------------------
+# --- what-if inputs (app.whatif runs the dbt formulas over these rows) ---------------------
 
 _DRACO_WHATIF_CRITERIA_SQL = """
-select lane, item_id, criterion_id, weight, registered_weight, is_overridden, v
+select lane, item_id, criterion_id, criterion_position, weight, registered_weight, is_overridden,
+    v, v_scored
 from marts.fct_draco_criteria
 where run_id = ? and judge_id = ?
 order by lane, item_id, criterion_position
 """
 
 _DRACO_WHATIF_ITEMS_SQL = """
-select lane, item_id, report_event_id, score
+select lane, item_id, position, report_event_id, score
 from marts.fct_draco_items
 where run_id = ? and judge_id = ?
 order by lane, position, item_id

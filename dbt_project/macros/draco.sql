@@ -72,8 +72,25 @@
         count(*) filter (where judged) as n_criteria_judged,
         count(*) filter (where passed) as n_passed,
         count(*) filter (where split) as n_split,
+        {{ rubric_mass() }}
+{%- endmacro %}
+
+{#- The two sums the score is made of: raw = sum(weighted_v) and the positive mass P, over rows
+    with weighted_v (rubric_term), weight (in effect) and criterion_position. -#}
+{% macro rubric_mass() -%}
         {{ stable_sum('weighted_v', 'criterion_position') }} as raw_score,
         {{ stable_sum('weight', 'criterion_position', where='weight > 0') }} as positive_weight
+{%- endmacro %}
+
+{#- What one criterion adds to the raw score: its weight in effect times v_scored (the verdict
+    with missing samples at their least favourable value). -#}
+{% macro rubric_term(weight, v_scored) -%}
+    {{ weight }} * {{ v_scored }}
+{%- endmacro %}
+
+{#- A penalty below `floor` raised to it; a NULL floor leaves every weight as it is. -#}
+{% macro floored_weight(weight, floor) -%}
+    case when {{ weight }} < {{ floor }} then cast({{ floor }} as double) else {{ weight }} end
 {%- endmacro %}
 
 {#- The weight in effect (methodology 1.3, rescoring): the seed override when there is one, else
@@ -84,7 +101,7 @@
     {%- if floor is none -%}
         {{ weight }}
     {%- else -%}
-        case when {{ weight }} < {{ floor }} then cast({{ floor }} as double) else {{ weight }} end
+        {{ floored_weight(weight, floor) }}
     {%- endif -%}
 {%- endmacro %}
 

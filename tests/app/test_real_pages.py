@@ -219,6 +219,32 @@ def test_extraction_whatif_equals_a_dbt_rescore(
     assert panel["Published rank"].tolist() != panel["What-if rank"].tolist()
 
 
+def test_the_whatif_runs_the_snapshots_formula_and_an_old_snapshot_still_renders(
+    real: Path,
+) -> None:
+    """The panel states no formula of its own: change the published one and the panel follows.
+    A snapshot published before dim_scoring_formulas existed asks for a build, and the rest of
+    the page (the charts below the panel) still renders."""
+    with duckdb.connect(str(real)) as con:
+        con.execute(
+            "update marts.dim_scoring_formulas set sql_text = '0.5 + 0 * board.completeness' "
+            "where formula = 'extraction_composite'"
+        )
+    at = open_page("extraction_leaderboard")
+    demo_dataset(at, real)
+    panel = next(d.value for d in at.dataframe if "What-if rank" in d.value.columns)
+    assert set(panel["What-if composite"]) == {0.5}
+
+    with duckdb.connect(str(real)) as con:
+        con.execute("drop table marts.dim_scoring_formulas")
+    at = open_page("extraction_leaderboard")
+    demo_dataset(at, real)
+    assert not at.exception
+    assert any("run `bench build`" in i.value for i in at.info)
+    assert not any("What-if rank" in d.value.columns for d in at.dataframe)
+    assert len(at.get("vega_lite_chart")) == 2  # the charts after the panel
+
+
 # --- QA and deep research leaderboards ------------------------------------------------------------
 
 
@@ -308,6 +334,9 @@ def test_draco_whatif_penalty_floor_equals_a_dbt_rescore(
     with duckdb.connect(str(real), read_only=True) as con:
         items = con.execute("select * from marts.fct_draco_items").df()
         criteria = con.execute("select * from marts.fct_draco_criteria").df()
+        formulas = dict(
+            con.execute("select formula, sql_text from marts.dim_scoring_formulas").fetchall()
+        )
     # the fixture's premise: some penalty is MET, so the floor matters
     assert ((criteria["registered_weight"] < floor) & (criteria["v"] > 0)).any()
 
@@ -324,14 +353,18 @@ def test_draco_whatif_penalty_floor_equals_a_dbt_rescore(
     for judge_id in judges["judge_id"]:
         mine = items[items["judge_id"] == judge_id]
         crit = criteria[criteria["judge_id"] == judge_id]
-        published = whatif.draco_lane_scores(mine, crit, None).set_index("lane")["what_if_score"]
+        published = whatif.draco_lane_scores(mine, crit, None, formulas).set_index("lane")[
+            "what_if_score"
+        ]
         board = snapshot_rows(
             real,
             "select lane, score_mean from marts.draco_leaderboard where judge_id = ?",
             [judge_id],
         ).set_index("lane")["score_mean"]
         assert published.to_dict() == pytest.approx(board.to_dict(), abs=1e-12)  # same formula
-        what_if = whatif.draco_lane_scores(mine, crit, floor).set_index("lane")["what_if_score"]
+        what_if = whatif.draco_lane_scores(mine, crit, floor, formulas).set_index("lane")[
+            "what_if_score"
+        ]
         dbt = floored[floored["judge_id"] == judge_id].set_index("lane")["score_mean"]
         assert what_if.to_dict() == pytest.approx(dbt.to_dict(), abs=1e-12)
         changed |= any(abs(what_if[k] - board[k]) > 1e-9 for k in board.index)

@@ -45,7 +45,7 @@ final as (
         samples.n_met,
         samples.v,
         samples.v_scored,
-        criteria.weight * samples.v_scored as weighted_v,
+        {{ rubric_term('criteria.weight', 'samples.v_scored') }} as weighted_v,
         samples.split,
         samples.judged,
         (criteria.polarity = 'positive' and samples.v_scored >= {{ threshold }})
