@@ -5,7 +5,7 @@
 -- (issue #28). No events: like dim_scoring_vars, a row is the project's, not a measurement's.
 {%- set weight_columns = {} -%}
 {%- for name in extraction_weight_components() -%}
-    {%- do weight_columns.update({name: 'w_' ~ name}) -%}
+{%- do weight_columns.update({name: 'w_' ~ name}) -%}
 {%- endfor -%}
 {%- set formulas = [
     {
