@@ -2,7 +2,8 @@
 
 No new numbers and no formula written here: each function takes rows the marts already hold and
 runs the SQL of the formula the marts were built with, as published in marts.dim_scoring_formulas
-(rendered from the dbt macros themselves), with the panel's settings in place of the build's. So
+(rendered from the dbt macros themselves; run by app/data/formulas.py), with the panel's
+settings in place of the build's. So
 a what-if equals what `bench rescore` would publish (held equal by tests/app/test_real_pages.py
 against real dbt builds), and a formula changed in dbt reaches the panel with the next build.
 What is left here is plumbing: which rows, grouped how, ranked how. "Make it official" is always
@@ -11,23 +12,11 @@ that command.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import duckdb
 import pandas as pd
 
+from app.data import formulas as formula_sql
+from app.data.formulas import Formulas
 from warehouse.scoring_vars import parse_weights
-
-Formulas = Mapping[str, str]  # formula name -> SQL text (marts.dim_scoring_formulas)
-
-
-def _select(sql: str, params: list | None = None, **frames: pd.DataFrame) -> pd.DataFrame:
-    """`sql` over the given frames, each visible under its keyword's name, in a private
-    in-memory DuckDB (nothing is read from or written to any file)."""
-    with duckdb.connect() as con:
-        for name, frame in frames.items():
-            con.register(name, frame)
-        return con.execute(sql, params or []).df()
 
 
 def weight_names(board: pd.DataFrame) -> list[str]:
@@ -46,9 +35,7 @@ def extraction_composite(
     """The leaderboard's composite (formula extraction_composite) with `weights` in place of
     the published w_<name> columns; a weight not given weighs 0."""
     chosen = board.assign(**{f"w_{n}": float(weights.get(n, 0.0)) for n in weight_names(board)})
-    chosen = chosen.assign(_row=range(len(chosen)))
-    sql = f"select {formulas['extraction_composite']} as composite from board order by _row"
-    return pd.Series(_select(sql, board=chosen)["composite"].to_numpy(), index=board.index)
+    return formula_sql.extraction_composite(chosen, formulas)
 
 
 def rerank(board: pd.DataFrame, weights: dict[str, float], formulas: Formulas) -> pd.DataFrame:
@@ -88,60 +75,14 @@ def _num(value: float) -> str:
 # --- deep research: a penalty floor ----------------------------------------------------------
 
 
-_DRACO_ITEM_SCORES_SQL = """
-with inputs as (
-    select
-        lane,
-        item_id,
-        criterion_position,
-        v_scored,
-        -- the weight before any floor: the override when there is one, else the registered one
-        case when is_overridden then weight else registered_weight end as weight,
-        cast(? as double) as penalty_floor
-    from criteria
-),
-in_effect as (
-    select lane, item_id, criterion_position, v_scored, {draco_weight_in_effect} as weight
-    from inputs
-),
-terms as (
-    select *, {draco_rubric_term} as weighted_v from in_effect
-),
-sums as (
-    select lane, item_id, {draco_rubric_mass} from terms group by lane, item_id
-)
-select lane, item_id, raw_score, positive_weight, {draco_rubric_score} as score
-from sums
-order by lane, item_id
-"""
-
-_DRACO_LANE_SCORES_SQL = """
-with per_item as (
-    select
-        items.lane,
-        items.item_id,
-        items.position,
-        -- an item without a report keeps its 0, like draco_leaderboard's score_mean
-        case when items.report_event_id is null then 0.0 else coalesce(scored.score, 0.0) end
-            as score
-    from items
-    left join scored on items.lane = scored.lane and items.item_id = scored.item_id
-)
-select lane, {draco_score_mean} as what_if_score
-from per_item
-group by lane
-"""
-
-
 def draco_item_scores(
     criteria: pd.DataFrame, penalty_floor: float | None, formulas: Formulas
 ) -> pd.DataFrame:
     """Per (lane, item): the item score (formulas draco_weight_in_effect, draco_rubric_term,
     draco_rubric_mass, draco_rubric_score) with `penalty_floor` in place of the build's.
     `criteria` are fct_draco_criteria rows of one (run, judge)."""
-    sql = _DRACO_ITEM_SCORES_SQL.format(**formulas)
     floor = None if penalty_floor is None else float(penalty_floor)
-    return _select(sql, [floor], criteria=criteria)
+    return formula_sql.draco_item_scores(criteria, floor, formulas)
 
 
 def draco_lane_scores(
@@ -150,7 +91,7 @@ def draco_lane_scores(
     """Mean item score per lane over the whole grid (fct_draco_items rows of one (run, judge);
     formula draco_score_mean), ranked, best first."""
     scored = draco_item_scores(criteria, penalty_floor, formulas)
-    out = _select(_DRACO_LANE_SCORES_SQL.format(**formulas), items=items, scored=scored)
+    out = formula_sql.draco_lane_means(items, scored, formulas)
     out["what_if_rank"] = out["what_if_score"].rank(method="min", ascending=False).astype(int)
     return out.sort_values(["what_if_rank", "lane"]).reset_index(drop=True)
 

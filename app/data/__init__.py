@@ -19,6 +19,7 @@ from app.data.core import *  # noqa: F403
 from app.data.core import _is_missing, _json, _query, _records  # noqa: F401
 from app.data.draco import *  # noqa: F403
 from app.data.extraction import *  # noqa: F403
+from app.data.formulas import scoring_formulas  # noqa: F401
 from app.data.imports import *  # noqa: F403
 from app.data.qa import *  # noqa: F403
 from app.data.runs import *  # noqa: F403

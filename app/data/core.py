@@ -201,17 +201,3 @@ def scoring_vars() -> dict[str, Any]:
     """The dbt vars in effect when the snapshot was built, values parsed from JSON."""
     frame = _query(_SCORING_VARS_SQL)
     return {row["var_name"]: _json(row["var_value"]) for row in _records(frame)}
-
-
-_SCORING_FORMULAS_SQL = "select formula, sql_text from marts.dim_scoring_formulas order by formula"
-
-
-def scoring_formulas() -> dict[str, str]:
-    """The SQL of each scoring formula the snapshot was built with (dim_scoring_formulas, rendered
-    from the dbt macros), for the what-if panels (app/whatif.py). Empty for a snapshot published
-    before the mart existed: the panels then ask for a `bench build`."""
-    try:
-        frame = _query(_SCORING_FORMULAS_SQL)
-    except duckdb.CatalogException:
-        return {}
-    return {row["formula"]: row["sql_text"] for row in _records(frame)}

@@ -83,6 +83,10 @@ NOT_QUERIES = {
     "paired_tally",
     "side_key",
     "parse_side",
+    # the what-if panels' formulas, run over frames already queried (app/data/formulas.py)
+    "extraction_composite",
+    "draco_item_scores",
+    "draco_lane_means",
 }
 
 
