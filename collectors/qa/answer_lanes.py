@@ -50,9 +50,9 @@ from collectors.http import (
     new_async_client,
 )
 from collectors.http.json_fields import at
+from collectors.products.search import AnswerSpec
 from collectors.search import exa, nimble, parallel, tavily
 from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
-from collectors.search.spec import AnswerSpec
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 LANE_KIND = "vendor_answer"
@@ -62,7 +62,7 @@ SUBMIT_STAGE = "search:submit"  # the submit of a product that answers later
 PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 
 
-# Each vendor module declares its answer product (`collectors.search.spec.AnswerSpec`, price
+# Each vendor module declares its answer product (`collectors.products.search.AnswerSpec`, price
 # included); this registry only collects them.
 ANSWER_LANES: dict[str, AnswerSpec] = {
     spec.lane: spec

@@ -18,8 +18,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest
 from collectors.http.json_fields import html_to_text, objects_at, string, strings
-from collectors.search.chunks import join_snippets, ranked_chunks
-from collectors.search.spec import PATIENT_POLICY, LaneSpec
+from collectors.products.chunks import join_snippets, ranked_chunks
+from collectors.products.search import PATIENT_POLICY, LaneSpec
 from collectors.vendors.brave import AUTH, BASE_URL, KEY_ENV, PROVIDER
 from collectors.vendors.brave import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
@@ -47,7 +47,7 @@ def normalize(document: Any) -> list[Chunk]:
     return ranked_chunks(rows)
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = (

@@ -14,8 +14,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string
-from collectors.search.chunks import listed_sources, ranked_chunks
-from collectors.search.spec import AnswerSpec, LaneSpec
+from collectors.products.chunks import listed_sources, ranked_chunks
+from collectors.products.search import AnswerSpec, LaneSpec
 from collectors.vendors.exa import (
     ANSWER_PRICE_SNAPSHOT,
     ANSWER_USD_PER_1K,
@@ -64,7 +64,7 @@ def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     )
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = tuple(

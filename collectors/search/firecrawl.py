@@ -13,8 +13,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string
-from collectors.search.chunks import ranked_chunks
-from collectors.search.spec import PATIENT_POLICY, LaneSpec
+from collectors.products.chunks import ranked_chunks
+from collectors.products.search import PATIENT_POLICY, LaneSpec
 from collectors.vendors.firecrawl import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from collectors.vendors.firecrawl import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
@@ -70,7 +70,7 @@ def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     return first_nonempty_string(document, "id") or request_id_from_headers(headers, document)
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = (

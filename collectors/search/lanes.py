@@ -1,5 +1,5 @@
 """The SimpleQA search lanes (methodology §2.2), as an explicit registry: `LANES` collects the
-lanes each vendor module declares (`collectors.search.spec`: price, rate, concurrency and
+lanes each vendor module declares (`collectors.products.search`: price, rate, concurrency and
 settings live in the vendor's module); adding a vendor is one module and one line here.
 """
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from collectors.search import brave, exa, firecrawl, nimble, parallel, tavily
-from collectors.search.spec import (
+from collectors.products.search import (
     MAX_RESULTS,
     PATIENT_POLICY,
     PRICE_SNAPSHOT,
     STANDARD_POLICY,
     LaneSpec,
 )
+from collectors.search import brave, exa, firecrawl, nimble, parallel, tavily
 
 __all__ = [
     "LANES",

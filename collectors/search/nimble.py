@@ -15,8 +15,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string, strings
-from collectors.search.chunks import join_snippets, ranked_chunks
-from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec
+from collectors.products.chunks import join_snippets, ranked_chunks
+from collectors.products.search import STANDARD_POLICY, AnswerSpec, LaneSpec
 from collectors.vendors.nimble import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from collectors.vendors.nimble import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
@@ -61,7 +61,7 @@ def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     )
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = (

@@ -27,8 +27,8 @@ from collectors.http.json_fields import (
     string,
     strings,
 )
-from collectors.search.chunks import join_snippets, ranked_chunks
-from collectors.search.spec import AnswerSpec, LaneSpec
+from collectors.products.chunks import join_snippets, ranked_chunks
+from collectors.products.search import AnswerSpec, LaneSpec
 from collectors.vendors.parallel import (
     AUTH,
     BASE_URL,
@@ -81,7 +81,7 @@ def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     )
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = tuple(

@@ -13,8 +13,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string
-from collectors.search.chunks import listed_sources, ranked_chunks
-from collectors.search.spec import STANDARD_POLICY, AnswerSpec, LaneSpec
+from collectors.products.chunks import listed_sources, ranked_chunks
+from collectors.products.search import STANDARD_POLICY, AnswerSpec, LaneSpec
 from collectors.vendors.tavily import ABORT_STATUSES, AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from collectors.vendors.tavily import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
@@ -55,7 +55,7 @@ def vendor_request_id(headers: Mapping[str, str], document: Any) -> str | None:
     )
 
 
-# --- the lanes this module backs (collectors.search.spec) -----------------------------------
+# --- the lanes this module backs (collectors.products.search) -----------------------------------
 
 
 LANES = tuple(

@@ -6,7 +6,7 @@ documented examples of the Web Search API reference (collectors.search.brave).
 
 from __future__ import annotations
 
-from collectors.vendors.identity import Auth
+from collectors.products.identity import Auth
 
 PROVIDER = "brave"
 KEY_ENV = "BRAVE_SEARCH_API_KEY"

@@ -8,7 +8,7 @@ API accepts it.
 
 from __future__ import annotations
 
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 PROVIDER = "exa"
 KEY_ENV = "EXA_API_KEY"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collectors.vendors.identity import BEARER, Sdk
+from collectors.products.identity import BEARER, Sdk
 
 PROVIDER = "firecrawl"
 KEY_ENV = "FIRECRAWL_API_KEY"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 PROVIDER = "gemini"
 KEY_ENV = "GEMINI_API_KEY"

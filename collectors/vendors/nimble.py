@@ -3,7 +3,7 @@ Agents (research systems), Extract (live extraction). `Authorization: Bearer <ke
 
 from __future__ import annotations
 
-from collectors.vendors.identity import BEARER, Sdk
+from collectors.products.identity import BEARER, Sdk
 
 PROVIDER = "nimble"
 KEY_ENV = "NIMBLE_API_KEY"

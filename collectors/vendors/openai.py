@@ -7,7 +7,7 @@ own settings; this module is the research systems' view of the vendor.
 
 from __future__ import annotations
 
-from collectors.vendors.identity import BEARER, Sdk
+from collectors.products.identity import BEARER, Sdk
 
 PROVIDER = "openai"
 KEY_ENV = "OPENAI_API_KEY"

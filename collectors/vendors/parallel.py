@@ -13,7 +13,7 @@ from typing import Any
 
 from collectors.http.json_fields import objects
 from collectors.http.model import ProviderRequest
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 PROVIDER = "parallel"
 KEY_ENV = "PARALLEL_API_KEY"

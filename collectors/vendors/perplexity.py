@@ -3,7 +3,7 @@ systems). `Authorization: Bearer <key>`."""
 
 from __future__ import annotations
 
-from collectors.vendors.identity import BEARER, Sdk
+from collectors.products.identity import BEARER, Sdk
 
 PROVIDER = "perplexity"
 KEY_ENV = "PERPLEXITY_API_KEY"

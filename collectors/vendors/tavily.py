@@ -3,7 +3,7 @@ systems), extract (live extraction). `Authorization: Bearer <key>`."""
 
 from __future__ import annotations
 
-from collectors.vendors.identity import BEARER, Sdk
+from collectors.products.identity import BEARER, Sdk
 
 PROVIDER = "tavily"
 KEY_ENV = "TAVILY_API_KEY"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 PROVIDER = "valyu"
 KEY_ENV = "VALYU_API_KEY"

@@ -5,7 +5,7 @@ Key: `YDC_API_KEY` (You.com's own name); `YOU_API_KEY` is accepted as a fallback
 
 from __future__ import annotations
 
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 PROVIDER = "youcom"
 KEY_ENV = "YDC_API_KEY"

@@ -33,8 +33,8 @@ from collectors.draco.systems import (
     valyu,
     youcom,
 )
-from collectors.draco.systems.driver import PREFLIGHT_RUN_ID
 from collectors.draco.systems.sdk_checks import CHECKED_ON
+from collectors.products.research import PREFLIGHT_RUN_ID
 from tests.draco.sdk_samples import field_names, sample, wire
 from tests.fakes.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 

@@ -697,8 +697,8 @@ def test_gemini_statuses_terminal_or_not(status, phase):
 
 
 def test_gemini_reads_steps_not_the_removed_outputs_list():
-    from collectors.draco.systems.driver import VendorShapeError
     from collectors.draco.systems.gemini import parse_interaction
+    from collectors.products.research import VendorShapeError
 
     with pytest.raises(VendorShapeError, match="steps"):
         parse_interaction({"status": "completed", "outputs": [{"type": "text", "text": "x"}]})

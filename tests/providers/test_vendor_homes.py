@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import collectors.vendors
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 REPO = Path(__file__).resolve().parents[2]
 FAMILY_DIRS = (

@@ -30,16 +30,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.products.documents import (
     billed,
     citations,
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import Phase, Probe, Report, RunState, VendorApi
-from collectors.draco.systems.polled import PolledRunApi
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import at, first_text, objects
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import Phase, Probe, Report, RunState, VendorApi
 from collectors.vendors.exa import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
 SDK_CHECK = SDK.check(docs="https://docs.exa.ai/reference/search")

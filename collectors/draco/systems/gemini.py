@@ -25,16 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import require_text
-from collectors.draco.systems.driver import (
+from collectors.http import ProviderRequest
+from collectors.http.json_fields import first_text, objects
+from collectors.products.documents import require_text
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import (
     Phase,
     Probe,
     Report,
     VendorShapeError,
 )
-from collectors.draco.systems.polled import PolledRunApi
-from collectors.http import ProviderRequest
-from collectors.http.json_fields import first_text, objects
 from collectors.vendors.gemini import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from warehouse.events import ReportCitation
 

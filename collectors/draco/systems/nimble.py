@@ -25,8 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import citations, require_object, require_text
-from collectors.draco.systems.driver import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.products.documents import citations, require_object, require_text
+from collectors.products.research import (
     Phase,
     Probe,
     Report,
@@ -34,8 +36,6 @@ from collectors.draco.systems.driver import (
     VendorApi,
     VendorShapeError,
 )
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import at, first_text, objects
 from collectors.vendors.nimble import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
 SDK_CHECK = SDK.check(docs="https://docs.nimbleway.com/nimble-sdk/web-search-agents/quickstart")

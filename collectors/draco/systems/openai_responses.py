@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import require_text
-from collectors.draco.systems.driver import Phase, Probe, Report
-from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, count, first_text, objects
+from collectors.products.documents import require_text
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import Phase, Probe, Report
 from collectors.vendors.openai import (
     AUTH,
     BASE_URL,

@@ -27,21 +27,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text
+from collectors.products.documents import (
     citations,
     require_object,
     require_text,
 )
-from collectors.draco.systems.driver import (
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import (
     Phase,
     Probe,
     Report,
     RunState,
     unknown_run_probe,
 )
-from collectors.draco.systems.polled import PolledRunApi
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import at, first_text
 from collectors.vendors.parallel import (
     BASE_URL,
     KEY_ENV,

@@ -26,11 +26,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import billed, require_text
-from collectors.draco.systems.driver import Phase, Probe, Report
-from collectors.draco.systems.polled import PolledRunApi
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import at, first_text, objects
+from collectors.products.documents import billed, require_text
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import Phase, Probe, Report
 from collectors.vendors.perplexity import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from warehouse.events import ReportCitation
 

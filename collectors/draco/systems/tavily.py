@@ -21,19 +21,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import first_text, objects
+from collectors.products.documents import (
     citations,
     require_text,
 )
-from collectors.draco.systems.driver import (
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import (
     Phase,
     Probe,
     Report,
     unknown_run_probe,
 )
-from collectors.draco.systems.polled import PolledRunApi
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import first_text, objects
 from collectors.vendors.tavily import ABORT_STATUSES as ABORT_STATUSES  # the lane registry's
 from collectors.vendors.tavily import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 

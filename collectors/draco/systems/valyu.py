@@ -25,16 +25,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import billed, citations
-from collectors.draco.systems.driver import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import at, first_text, objects
+from collectors.products.documents import billed, citations
+from collectors.products.polled import PolledRunApi
+from collectors.products.research import (
     Phase,
     Probe,
     Report,
     VendorShapeError,
 )
-from collectors.draco.systems.polled import PolledRunApi
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import at, first_text, objects
 from collectors.vendors.valyu import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 
 SDK_CHECK = SDK.check(docs="https://docs.valyu.ai/api-reference/endpoint/deepresearch-status")

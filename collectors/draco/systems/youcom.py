@@ -20,8 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collectors.draco.systems.documents import citations, require_object, require_text
-from collectors.draco.systems.driver import (
+from collectors.http import ProviderRequest, request_id_from_headers
+from collectors.http.json_fields import first_text, objects
+from collectors.products.documents import citations, require_object, require_text
+from collectors.products.research import (
     PREFLIGHT_RUN_ID,
     Probe,
     Report,
@@ -29,8 +31,6 @@ from collectors.draco.systems.driver import (
     VendorApi,
     unknown_id_probe,
 )
-from collectors.http import ProviderRequest, request_id_from_headers
-from collectors.http.json_fields import first_text, objects
 from collectors.vendors.youcom import AUTH, BASE_URL, KEY_ENV, KEY_ENVS, PROVIDER, SDK
 
 SDK_CHECK = SDK.check(docs="https://you.com/docs/guides/research/background-requests")

@@ -20,7 +20,6 @@ import httpx
 from collectors.extraction.engines import ENGINES as LOCAL_ENGINES
 from collectors.extraction.engines import Engine
 from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
-from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import (
     CallPolicy,
     CallResult,
@@ -31,6 +30,7 @@ from collectors.http import (
     call_provider,
     slot_clients,
 )
+from collectors.products.extract import VendorRead
 from collectors.vendors import tavily as tavily_vendor
 from warehouse.events import SystemRef
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import ProviderRequest
 from collectors.http.json_fields import for_url, int_or_none, object_or_empty, objects, text_or_none
+from collectors.products.extract import VendorRead
 
 # The vendor's identity and this product's price, read by the engine registry as module names.
 from collectors.vendors.exa import AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK  # noqa: F401

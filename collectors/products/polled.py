@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from collectors.draco.systems.documents import error_message, require_object
-from collectors.draco.systems.driver import Phase, Report, RunState, VendorApi
 from collectors.http import ProviderRequest
 from collectors.http.json_fields import first_text
-from collectors.vendors.identity import Auth
+from collectors.products.documents import error_message, require_object
+from collectors.products.identity import Auth
+from collectors.products.research import Phase, Report, RunState, VendorApi
 
 
 class PolledRunApi(VendorApi):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from collectors.draco.systems.driver import VendorShapeError
 from collectors.http.json_fields import first_text, number
+from collectors.products.research import VendorShapeError
 from warehouse.events import ReportCitation
 
 
