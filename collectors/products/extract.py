@@ -1,5 +1,16 @@
-"""What a vendor extraction response says about one URL, whatever its wire shape (the JSON is
-read with collectors.http.json_fields, the one set of readers every family uses)."""
+"""The live extraction products' base: what a vendor extraction response says about one URL,
+whatever its wire shape (the JSON is read with collectors.http.json_fields, the one set of
+readers every family uses).
+
+Every vendor extraction module (`collectors/vendors/<vendor>/extract.py`, providers.md §3)
+exports the same names: PROVIDER, KEY_ENV, BASE_URL (the vendor's, imported from its package
+`collectors.vendors.<vendor>`), PATH, DOCS, SDK_CHECK (a `collectors.http.vendor_truth.SdkCheck`:
+the vendor's SDK release, checked against this product's docs page), PRICE_USD_PER_1K (None when
+no list price is published), PRICE_BASIS, PRICE_SNAPSHOT (this product's price, declared in the
+vendor's package), `build_request(base_url, api_key, url, render) -> ProviderRequest` and
+`read(document, url) -> VendorRead`. The registry in `collectors.extraction.live.engines` lists
+the modules; what a module adds is the product's wire shape.
+"""
 
 from __future__ import annotations
 

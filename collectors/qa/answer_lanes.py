@@ -51,8 +51,11 @@ from collectors.http import (
 )
 from collectors.http.json_fields import at
 from collectors.products.search import AnswerSpec
-from collectors.search import exa, nimble, parallel, tavily
 from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
+from collectors.vendors.exa import search as exa
+from collectors.vendors.nimble import search as nimble
+from collectors.vendors.parallel import search as parallel
+from collectors.vendors.tavily import search as tavily
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 LANE_KIND = "vendor_answer"

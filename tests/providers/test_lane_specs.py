@@ -7,8 +7,14 @@ import pytest
 
 from collectors.http import CallOutcome, CallResult
 from collectors.qa.answer_lanes import ANSWER_LANES
-from collectors.search import LANES, brave, exa, firecrawl, nimble, parallel, tavily
+from collectors.search import LANES
 from collectors.search.lanes import _lanes
+from collectors.vendors.brave import search as brave
+from collectors.vendors.exa import search as exa
+from collectors.vendors.firecrawl import search as firecrawl
+from collectors.vendors.nimble import search as nimble
+from collectors.vendors.parallel import search as parallel
+from collectors.vendors.tavily import search as tavily
 from tests.fakes.vendor_responses import SEARCH_ENDPOINTS
 from warehouse.events import CallTimings, ProviderCallFailed, RecordedRequest
 

@@ -19,7 +19,6 @@ import httpx
 
 from collectors.extraction.engines import ENGINES as LOCAL_ENGINES
 from collectors.extraction.engines import Engine
-from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
 from collectors.http import (
     CallPolicy,
     CallResult,
@@ -32,6 +31,11 @@ from collectors.http import (
 )
 from collectors.products.extract import VendorRead
 from collectors.vendors import tavily as tavily_vendor
+from collectors.vendors.exa import extract as exa
+from collectors.vendors.firecrawl import extract as firecrawl
+from collectors.vendors.nimble import extract as nimble
+from collectors.vendors.parallel import extract as parallel
+from collectors.vendors.tavily import extract as tavily
 from warehouse.events import SystemRef
 
 # Providers' own fetch budgets sit below this attempt deadline; 2 retries on 5xx/429 (providers.md §0).

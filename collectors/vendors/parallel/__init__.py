@@ -2,7 +2,7 @@
 lane), extract (live extraction). `x-api-key: <key>`.
 
 The Task API is sold to two families (the DRACO research lanes, `collectors.draco.systems.
-parallel`, and the SimpleQA answer lane `parallel_answer`, `collectors.search.parallel`), so its
+parallel`, and the SimpleQA answer lane `parallel_answer`, `collectors.vendors.parallel.search`), so its
 wire shape is written here once: the run paths, the create body and where a result keeps its
 citations (parallel-web `task_run.create` / `retrieve` / `result`, `TaskRunResult`).
 """

@@ -1,7 +1,7 @@
 """Brave Search (https://brave.com/search/api/): the search lane. `X-Subscription-Token: <key>`.
 
 Brave publishes no official Python SDK (so no `SDK`): the search client is held against the
-documented examples of the Web Search API reference (collectors.search.brave).
+documented examples of the Web Search API reference (collectors.vendors.brave.search).
 """
 
 from __future__ import annotations
