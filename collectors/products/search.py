@@ -1,10 +1,12 @@
-"""What a vendor module declares about each lane it backs: a `LaneSpec` per search lane and an
-`AnswerSpec` per answer lane (a vendor's own answer product, `collectors.qa.answer_lanes`).
+"""The search and answer products' base: what a vendor declares about each lane it backs, a
+`LaneSpec` per search lane and an `AnswerSpec` per answer lane (a vendor's own answer product,
+run by `collectors.qa.answer_lanes`).
 
-Each vendor module of `collectors.search` exports `LANES` (its search lanes, price, rate,
-concurrency and settings included) and, where the vendor sells one, `ANSWER_LANE`; the
-registries (`collectors.search.lanes.LANES`, `collectors.qa.answer_lanes.ANSWER_LANES`) only
-collect them, so nothing about a lane is written down twice.
+Each vendor's `collectors/vendors/<vendor>/search.py` exports `LANES` (its search lanes, price,
+rate, concurrency and settings included) and, where the vendor sells one, its `answer.py`
+exports `ANSWER_LANE`; the registries (`collectors.search.lanes.LANES`,
+`collectors.qa.answer_lanes.ANSWER_LANES`) only collect them, so nothing about a lane is
+written down twice.
 
 Prices: USD per 1,000 queries at 10 results, list prices snapshot 2026-09-17 (providers.md §1).
 Rates: the client-side limits of the reference harness; `rate_group` names the limiter a lane

@@ -52,10 +52,10 @@ from collectors.http import (
 from collectors.http.json_fields import at
 from collectors.products.search import AnswerSpec
 from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
-from collectors.vendors.exa import search as exa
-from collectors.vendors.nimble import search as nimble
-from collectors.vendors.parallel import search as parallel
-from collectors.vendors.tavily import search as tavily
+from collectors.vendors.exa import answer as exa
+from collectors.vendors.nimble import answer as nimble
+from collectors.vendors.parallel import answer as parallel
+from collectors.vendors.tavily import answer as tavily
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 LANE_KIND = "vendor_answer"
@@ -65,8 +65,9 @@ SUBMIT_STAGE = "search:submit"  # the submit of a product that answers later
 PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 
 
-# Each vendor module declares its answer product (`collectors.products.search.AnswerSpec`, price
-# included); this registry only collects them.
+# Each vendor's answer module (collectors/vendors/<vendor>/answer.py) declares its answer
+# product (`collectors.products.search.AnswerSpec`, price included); this registry only
+# collects them.
 ANSWER_LANES: dict[str, AnswerSpec] = {
     spec.lane: spec
     for spec in (exa.ANSWER_LANE, tavily.ANSWER_LANE, nimble.ANSWER_LANE, parallel.ANSWER_LANE)

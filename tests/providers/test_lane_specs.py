@@ -1,4 +1,5 @@
-"""Each search vendor module declares its own lanes (price, rate, settings) and answer product;
+"""Each vendor's search module declares its own lanes (price, rate, settings), its answer module
+its answer product;
 the registries only collect them, and the one call-result type carries what a call cost."""
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ from collectors.qa.answer_lanes import ANSWER_LANES
 from collectors.search import LANES
 from collectors.search.lanes import _lanes
 from collectors.vendors.brave import search as brave
+from collectors.vendors.exa import answer as exa_answer
 from collectors.vendors.exa import search as exa
 from collectors.vendors.firecrawl import search as firecrawl
+from collectors.vendors.nimble import answer as nimble_answer
 from collectors.vendors.nimble import search as nimble
+from collectors.vendors.parallel import answer as parallel_answer
 from collectors.vendors.parallel import search as parallel
+from collectors.vendors.tavily import answer as tavily_answer
 from collectors.vendors.tavily import search as tavily
 from tests.fakes.vendor_responses import SEARCH_ENDPOINTS
 from warehouse.events import CallTimings, ProviderCallFailed, RecordedRequest
@@ -44,7 +49,8 @@ def test_a_lane_declared_twice_is_refused():
 
 
 def test_answer_lanes_come_from_their_vendor_modules():
-    modules = {module.PROVIDER: module for module in (exa, tavily, nimble, parallel)}
+    answers = (exa_answer, tavily_answer, nimble_answer, parallel_answer)
+    modules = {module.PROVIDER: module for module in answers}
     assert set(ANSWER_LANES) == {m.ANSWER_LANE.lane for m in modules.values()}
     for spec in ANSWER_LANES.values():
         module = modules[spec.provider]

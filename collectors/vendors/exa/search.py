@@ -14,11 +14,9 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string
-from collectors.products.chunks import listed_sources, ranked_chunks
-from collectors.products.search import AnswerSpec, LaneSpec
+from collectors.products.chunks import ranked_chunks
+from collectors.products.search import LaneSpec
 from collectors.vendors.exa import (
-    ANSWER_PRICE_SNAPSHOT,
-    ANSWER_USD_PER_1K,
     AUTH,
     BASE_URL,
     KEY_ENV,
@@ -84,20 +82,4 @@ LANES = tuple(
         settings={"type": search_type, "contents": {"summary": True}},
     )
     for search_type in ("auto", "fast")
-)
-
-# Exa /answer: `{query, text}` -> `{answer, citations[{id, url, title, text}], costDollars}`
-# (exa-py `Exa.answer`, AnswerResponse; tests/providers/test_answer_contracts.py).
-ANSWER_LANE = AnswerSpec(
-    lane="exa_answer",
-    provider=PROVIDER,
-    key_env=KEY_ENV,
-    base_url=BASE_URL,
-    path="/answer",
-    price_usd_per_1k=ANSWER_USD_PER_1K,
-    price_snapshot=ANSWER_PRICE_SNAPSHOT,
-    auth=AUTH.json_headers,
-    body=lambda question: {"query": question, "text": True},
-    answer_field="answer",
-    citations=lambda body: listed_sources(body, "citations", "text"),
 )

@@ -13,8 +13,8 @@ from typing import Any
 
 from collectors.http import ProviderRequest, request_id_from_headers
 from collectors.http.json_fields import first_nonempty_string, objects_at, string
-from collectors.products.chunks import listed_sources, ranked_chunks
-from collectors.products.search import STANDARD_POLICY, AnswerSpec, LaneSpec
+from collectors.products.chunks import ranked_chunks
+from collectors.products.search import STANDARD_POLICY, LaneSpec
 from collectors.vendors.tavily import ABORT_STATUSES, AUTH, BASE_URL, KEY_ENV, PROVIDER, SDK
 from collectors.vendors.tavily import SEARCH_USD_PER_1K as PRICE_USD_PER_1K
 from warehouse.events import Chunk
@@ -76,18 +76,4 @@ LANES = tuple(
         settings={"search_depth": depth, "include_answer": False},
     )
     for depth in ("basic", "fast")
-)
-
-# Tavily /search with `include_answer`: `{answer, results[{url, title, content}]}`.
-ANSWER_LANE = AnswerSpec(
-    lane="tavily_answer",
-    provider=PROVIDER,
-    key_env=KEY_ENV,
-    base_url=BASE_URL,
-    path=SEARCH_PATH,
-    price_usd_per_1k=PRICE_USD_PER_1K,  # 1 credit, as for search (the vendor module)
-    auth=AUTH.json_headers,
-    body=lambda question: {"query": question, "include_answer": True, "max_results": 10},
-    answer_field="answer",
-    citations=lambda body: listed_sources(body, "results", "content"),
 )
