@@ -3,18 +3,18 @@ release fails here until someone re-checks the client and updates the record."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from collectors.http.vendor_truth import DeclaredCheck, SdkCheck, declared_checks, stale_checks
 from collectors.search import LANES
 
-# Search vendors with an official Python SDK (Brave publishes none).
+# Search vendors with an official Python SDK, as their packages declare it (Brave publishes none).
 SEARCH_SDKS = {
-    "exa": "exa-py",
-    "tavily": "tavily-python",
-    "parallel": "parallel-web",
-    "firecrawl": "firecrawl-py",
-    "nimble": "nimble-python",
+    spec.provider: importlib.import_module(f"collectors.vendors.{spec.provider}").SDK.package
+    for spec in LANES.values()
+    if hasattr(importlib.import_module(f"collectors.vendors.{spec.provider}"), "SDK")
 }
 
 
