@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collectors.draco.systems import gemini, nimble, perplexity, tavily
-from collectors.search import firecrawl
+from collectors.vendors.firecrawl import search as firecrawl
+from collectors.vendors.gemini import research as gemini
+from collectors.vendors.nimble import research as nimble
+from collectors.vendors.perplexity import research as perplexity
+from collectors.vendors.tavily import research as tavily
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "providers.md").read_text(encoding="utf-8")
 

@@ -26,9 +26,9 @@ from datetime import date
 from importlib import metadata
 from types import ModuleType
 
-# Packages whose modules may declare SDK_CHECK (the search lanes, the research systems, the
-# LLM backends).
-VENDOR_PACKAGES = ("collectors.search", "collectors.draco.systems", "collectors.llm")
+# Packages whose modules may declare SDK_CHECK (every vendor capability module: search, answer,
+# research, extract; the LLM backends).
+VENDOR_PACKAGES = ("collectors.vendors", "collectors.llm")
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,6 @@ def stale_checks(packages: Iterable[str] = VENDOR_PACKAGES) -> list[str]:
 
 def _modules(package: ModuleType) -> list[ModuleType]:
     modules = [package]
-    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+    for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
         modules.append(importlib.import_module(info.name))
     return modules

@@ -50,9 +50,12 @@ from collectors.http import (
     new_async_client,
 )
 from collectors.http.json_fields import at
-from collectors.search import exa, nimble, parallel, tavily
+from collectors.products.search import AnswerSpec
 from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
-from collectors.search.spec import AnswerSpec
+from collectors.vendors.exa import answer as exa
+from collectors.vendors.nimble import answer as nimble
+from collectors.vendors.parallel import answer as parallel
+from collectors.vendors.tavily import answer as tavily
 from warehouse.events import Chunk, ProviderCallCompleted, ProviderCallFailed, SystemRef
 
 LANE_KIND = "vendor_answer"
@@ -62,8 +65,9 @@ SUBMIT_STAGE = "search:submit"  # the submit of a product that answers later
 PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 
 
-# Each vendor module declares its answer product (`collectors.search.spec.AnswerSpec`, price
-# included); this registry only collects them.
+# Each vendor's answer module (collectors/vendors/<vendor>/answer.py) declares its answer
+# product (`collectors.products.search.AnswerSpec`, price included); this registry only
+# collects them.
 ANSWER_LANES: dict[str, AnswerSpec] = {
     spec.lane: spec
     for spec in (exa.ANSWER_LANE, tavily.ANSWER_LANE, nimble.ANSWER_LANE, parallel.ANSWER_LANE)

@@ -1,4 +1,5 @@
-"""Search providers for the SimpleQA lanes: one module per vendor, one registry (`LANES`)."""
+"""The SimpleQA search lanes: one registry (`LANES`) collecting each vendor's
+`collectors.vendors.<vendor>.search`, and the client that calls them."""
 
 from collectors.search.client import (
     PreflightReport,

@@ -1,6 +1,7 @@
 """The SimpleQA search lanes (methodology §2.2), as an explicit registry: `LANES` collects the
-lanes each vendor module declares (`collectors.search.spec`: price, rate, concurrency and
-settings live in the vendor's module); adding a vendor is one module and one line here.
+lanes each vendor's search module declares (`collectors/vendors/<vendor>/search.py`, on the base
+`collectors.products.search`: price, rate, concurrency and settings live in the vendor's
+module); adding a vendor is its package and one line here.
 """
 
 from __future__ import annotations
@@ -8,14 +9,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from collectors.search import brave, exa, firecrawl, nimble, parallel, tavily
-from collectors.search.spec import (
+from collectors.products.search import (
     MAX_RESULTS,
     PATIENT_POLICY,
     PRICE_SNAPSHOT,
     STANDARD_POLICY,
     LaneSpec,
 )
+from collectors.vendors.brave import search as brave
+from collectors.vendors.exa import search as exa
+from collectors.vendors.firecrawl import search as firecrawl
+from collectors.vendors.nimble import search as nimble
+from collectors.vendors.parallel import search as parallel
+from collectors.vendors.tavily import search as tavily
 
 __all__ = [
     "LANES",

@@ -7,7 +7,7 @@ from bench.preflight_view import detail, verdict
 
 def test_a_passing_404_probe_reads_as_ready_with_the_reason() -> None:
     # the research drivers' own detail for a key-accepted status probe
-    # (collectors/draco/systems/driver.py: a run id that does not exist)
+    # (collectors/products/research.py: a run id that does not exist)
     text = "HTTP 404 for a run id that does not exist"
     assert verdict("ok") == "[green]ready[/green]"
     assert detail("ok", text) == (

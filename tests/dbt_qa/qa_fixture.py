@@ -1,6 +1,6 @@
 """A QA warehouse fixture: real offline runner events (local-bm25 + closed-book, SimpleQA) plus a
 crafted multi-lane "vendor" run whose search bodies are vendor-shaped and normalised by the real
-search normalisers (collectors/search), with gold-URL variants, failures and retries."""
+search normalisers (collectors/vendors/<vendor>/search.py), with gold-URL variants, failures and retries."""
 
 from __future__ import annotations
 

@@ -370,7 +370,7 @@ def test_valyu_transient_auth_refusals_on_status_polls_are_retried(fake, task):
 
 
 def test_valyu_auth_refusal_that_persists_aborts_after_the_bound(fake, task):
-    from collectors.draco.systems.valyu import POLL_AUTH_RETRIES
+    from collectors.vendors.valyu.research import POLL_AUTH_RETRIES
 
     fake.add_faults("valyu", None)
     fake.set_fault("valyu", Fault.status(403))

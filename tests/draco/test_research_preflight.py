@@ -11,16 +11,9 @@ import pytest
 
 from collectors.draco.runner import DracoPreflightFailed, preflight_lanes
 from collectors.draco.systems import LANES, make_lane
-from collectors.draco.systems.driver import (
-    NOT_CHECKED,
-    PREFLIGHT_ATTEMPTS,
-    PREFLIGHT_RUN_ID,
-    DrivenLane,
-    Report,
-    RunState,
-    VendorApi,
-)
+from collectors.draco.systems.driver import NOT_CHECKED, PREFLIGHT_ATTEMPTS, DrivenLane
 from collectors.http import CallPolicy, ProviderRequest
+from collectors.products.research import PREFLIGHT_RUN_ID, Report, RunState, VendorApi
 from tests.draco.research_support import CANARY_KEYS, assert_no_keys
 from tests.fakes.research_fake import FakeResearchServer, Fault
 

@@ -22,19 +22,17 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from collectors.draco.systems import (
-    exa,
-    gemini,
-    nimble,
-    openai_responses,
-    parallel,
-    perplexity,
-    tavily,
-    valyu,
-    youcom,
-)
-from collectors.draco.systems.driver import PREFLIGHT_RUN_ID
 from collectors.draco.systems.sdk_checks import CHECKED_ON
+from collectors.products.research import PREFLIGHT_RUN_ID
+from collectors.vendors.exa import research as exa
+from collectors.vendors.gemini import research as gemini
+from collectors.vendors.nimble import research as nimble
+from collectors.vendors.openai import research as openai_responses
+from collectors.vendors.parallel import research as parallel
+from collectors.vendors.perplexity import research as perplexity
+from collectors.vendors.tavily import research as tavily
+from collectors.vendors.valyu import research as valyu
+from collectors.vendors.youcom import research as youcom
 from tests.draco.sdk_samples import field_names, sample, wire
 from tests.fakes.research_fake import DEFAULT_CITATIONS, DEFAULT_REPORT, FakeResearchServer
 

@@ -685,7 +685,7 @@ def test_research_outside_the_context_manager_says_how(task, keys):
 def test_gemini_statuses_terminal_or_not(status, phase):
     """Every status of google-genai's `InteractionStatus` has a phase; the terminal ones end
     polling (incomplete / budget_exceeded used to be polled until the deadline)."""
-    from collectors.draco.systems.gemini import GeminiDeepResearchApi
+    from collectors.vendors.gemini.research import GeminiDeepResearchApi
 
     document = {"id": "v1_x", "status": status, "steps": []}
     if status == "budget_exceeded":
@@ -697,15 +697,15 @@ def test_gemini_statuses_terminal_or_not(status, phase):
 
 
 def test_gemini_reads_steps_not_the_removed_outputs_list():
-    from collectors.draco.systems.driver import VendorShapeError
-    from collectors.draco.systems.gemini import parse_interaction
+    from collectors.products.research import VendorShapeError
+    from collectors.vendors.gemini.research import parse_interaction
 
     with pytest.raises(VendorShapeError, match="steps"):
         parse_interaction({"status": "completed", "outputs": [{"type": "text", "text": "x"}]})
 
 
 def test_perplexity_citation_title_falls_back_to_the_search_results():
-    from collectors.draco.systems.perplexity import parse_response
+    from collectors.vendors.perplexity.research import parse_response
 
     report = parse_response(
         {

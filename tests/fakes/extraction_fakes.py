@@ -8,7 +8,7 @@ followed), "renders" it when its render route is on (the site's `rendered_html`:
 shows after the page's scripts ran), extracts the text with its own open-source extractor (a
 different one per vendor, none of them a default local engine, so agreement between a vendor and
 a local engine is agreement between two independent extractors), and answers in the vendor's
-shape (see each module of `collectors.extraction.live.vendors` for the fields):
+shape (see each vendor's `collectors.vendors.<vendor>.extract` for the fields):
 
 | vendor    | path             | renders when                    | extractor        |
 |-----------|------------------|---------------------------------|------------------|

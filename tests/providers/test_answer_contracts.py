@@ -114,7 +114,7 @@ def _nimble(base_url: str) -> Answer:
 def _parallel(base_url: str) -> Answer:
     from parallel import Parallel
 
-    from collectors.search.parallel import ANSWER_PROCESSOR, ANSWER_WAIT_S
+    from collectors.vendors.parallel.answer import ANSWER_PROCESSOR, ANSWER_WAIT_S
 
     client = Parallel(api_key=KEYS["PARALLEL_API_KEY"], base_url=base_url, max_retries=0)
     # `execute` cannot send a text schema without a description (its helper insists on one):

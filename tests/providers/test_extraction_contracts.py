@@ -24,7 +24,11 @@ import pytest
 
 from collectors.extraction.live.engines import VENDOR_ENGINES, VendorClient
 from collectors.extraction.live.loopback_site import LoopbackSite
-from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
+from collectors.vendors.exa import extract as exa
+from collectors.vendors.firecrawl import extract as firecrawl
+from collectors.vendors.nimble import extract as nimble
+from collectors.vendors.parallel import extract as parallel
+from collectors.vendors.tavily import extract as tavily
 from tests.fakes.extraction_fakes import FakeExtractionVendors
 from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check
 from tests.providers.sdk_samples import sample

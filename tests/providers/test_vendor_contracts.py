@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from collectors.products.chunks import SNIPPET_SEPARATOR
 from collectors.search import LANES, SearchClient
-from collectors.search.chunks import SNIPPET_SEPARATOR
 from tests.fakes import FakeVendorServer
 from tests.fakes.vendor_responses import search_response
 from tests.providers.sdk_checks import model_fields, signature_params, typed_dict_check

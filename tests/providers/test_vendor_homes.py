@@ -1,7 +1,8 @@
 """One home per vendor: a vendor's key variable, base URL, auth header, SDK release, abort
-statuses and list prices are declared in collectors/vendors/<vendor>.py and nowhere else; the
-family adapters (search lanes, research systems, live extraction engines) import them. Read from
-the source (ast), so a re-declaration is caught before it drifts."""
+statuses and list prices are declared in its package's identity (collectors/vendors/<vendor>/
+__init__.py) and nowhere else; its capability modules (search.py, answer.py, research.py,
+extract.py beside it) import them. Read from the source (ast), so a re-declaration is caught
+before it drifts."""
 
 from __future__ import annotations
 
@@ -13,17 +14,10 @@ from pathlib import Path
 import pytest
 
 import collectors.vendors
-from collectors.vendors.identity import Auth, Sdk
+from collectors.products.identity import Auth, Sdk
 
 REPO = Path(__file__).resolve().parents[2]
-FAMILY_DIRS = (
-    "collectors/search",
-    "collectors/draco/systems",
-    "collectors/extraction/live/vendors",
-)
-# Not vendor adapters: the offline research lane (its demo prices are no vendor's) and the
-# research driver shared by every vendor.
-NOT_ADAPTERS = {"collectors/draco/systems/local_rag.py", "collectors/draco/systems/driver.py"}
+CAPABILITIES = ("search.py", "answer.py", "research.py", "extract.py")
 IDENTITY_NAMES = {"PROVIDER", "KEY_ENV", "KEY_ENVS", "BASE_URL", "AUTH", "AUTH_HEADER", "SDK"}
 IDENTITY_NAMES |= {"ABORT_STATUSES"}
 AUTH_HEADERS = {h.lower() for h in ("Authorization", "x-api-key", "X-Subscription-Token")}
@@ -31,13 +25,20 @@ AUTH_HEADERS |= {"x-goog-api-key"}
 FAMILIES = ("collectors.search", "collectors.draco", "collectors.extraction", "collectors.qa")
 
 VENDORS = sorted(
-    info.name
-    for info in pkgutil.iter_modules(collectors.vendors.__path__)
-    if info.name != "identity"
+    info.name for info in pkgutil.iter_modules(collectors.vendors.__path__) if info.ispkg
 )
 ADAPTERS = sorted(
     str(path.relative_to(REPO))
-    for family in FAMILY_DIRS
+    for vendor in VENDORS
+    for path in sorted((REPO / "collectors/vendors" / vendor).glob("*.py"))
+    if path.name != "__init__.py"
+)
+# The family registries that collect the capability modules write no identity either. Not
+# checked: the offline research lane (its demo prices are no vendor's) and the research driver.
+NOT_ADAPTERS = {"collectors/draco/systems/local_rag.py", "collectors/draco/systems/driver.py"}
+REGISTRIES = sorted(
+    str(path.relative_to(REPO))
+    for family in ("collectors/search", "collectors/draco/systems")
     for path in (REPO / family).glob("*.py")
     if str(path.relative_to(REPO)) not in NOT_ADAPTERS
 )
@@ -79,10 +80,10 @@ def redeclarations(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", ADAPTERS)
-def test_a_family_adapter_declares_no_vendor_identity_or_price(path):
+@pytest.mark.parametrize("path", ADAPTERS + REGISTRIES)
+def test_a_capability_or_registry_declares_no_vendor_identity_or_price(path):
     problems = redeclarations((REPO / path).read_text(encoding="utf-8"))
-    assert not problems, f"{path}: declare these in collectors/vendors/: {problems}"
+    assert not problems, f"{path}: declare these in its package's __init__.py: {problems}"
 
 
 def test_the_check_catches_a_redeclared_key_header_and_price():
@@ -96,30 +97,36 @@ def test_the_check_catches_a_redeclared_key_header_and_price():
     assert len(redeclarations(source)) == 4
 
 
+def test_every_vendor_module_is_a_capability_of_its_package():
+    for path in ADAPTERS:
+        assert Path(path).name in CAPABILITIES, f"{path}: not one of {CAPABILITIES}"
+
+
 @pytest.mark.parametrize("vendor", VENDORS)
-def test_a_vendor_module_declares_its_identity_and_imports_no_family(vendor):
+def test_a_vendor_package_declares_its_identity_and_imports_no_family(vendor):
     module = importlib.import_module(f"collectors.vendors.{vendor}")
-    assert vendor == module.PROVIDER  # the module is named by the provider id
+    assert vendor == module.PROVIDER  # the package is named by the provider id
     assert module.KEY_ENV.endswith("_API_KEY") and module.BASE_URL.startswith("https://")
     assert isinstance(module.AUTH, Auth)
     assert isinstance(getattr(module, "SDK", None), Sdk) or vendor == "brave"  # Brave: no SDK
     imported = {
         node.module
-        for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))
+        for path in Path(module.__file__).parent.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.ImportFrom) and node.module
     }
     assert not {m for m in imported if m.startswith(FAMILIES)}, imported
 
 
-def test_every_adapter_speaks_for_a_vendor_module_with_its_sdk_release():
+def test_every_capability_speaks_for_its_own_vendor_with_its_sdk_release():
     for path in ADAPTERS:
         name = path.removesuffix(".py").replace("/", ".")
         module = importlib.import_module(name)
-        provider = getattr(module, "PROVIDER", None)
-        if provider is None:  # registries and shared helpers
-            continue
-        vendor = importlib.import_module(f"collectors.vendors.{provider}")
-        assert (module.KEY_ENV, module.BASE_URL) == (vendor.KEY_ENV, vendor.BASE_URL), name
+        vendor = importlib.import_module(name.rsplit(".", 1)[0])
+        provider = getattr(module, "PROVIDER", vendor.PROVIDER)
+        assert provider == vendor.PROVIDER, name
+        if hasattr(module, "KEY_ENV"):
+            assert (module.KEY_ENV, module.BASE_URL) == (vendor.KEY_ENV, vendor.BASE_URL), name
         check = getattr(module, "SDK_CHECK", None)
         if check is not None:
             assert (check.package, check.version, check.checked_on) == (

@@ -8,7 +8,8 @@ the app use them).
 `make_lane` checks the key now (MissingApiKey names the variable) and returns a lane that is
 an async context manager owning its httpx clients (`local-rag` too, with nothing to own).
 `price_for(lane)` is the per-task list price for the price seed: (usd, basis, snapshot); the
-prices themselves are the vendors' (collectors.vendors.<vendor>), written there once.
+prices themselves are the vendors' (collectors.vendors.<vendor>), written there once, and
+each vendor lane runs its vendor's research module (collectors.vendors.<vendor>.research).
 
 Retries (providers.md §0, [N-DR]): submit 8 attempts, full jitter, base 1 s, cap 45 s;
 synchronous vendors (one long call) 3 attempts with a long attempt timeout, because a retry
@@ -29,18 +30,7 @@ import httpx
 from aiolimiter import AsyncLimiter
 
 from collectors.draco.model import ResearchLane
-from collectors.draco.systems import (
-    exa,
-    gemini,
-    local_rag,
-    nimble,
-    openai_responses,
-    parallel,
-    perplexity,
-    tavily,
-    valyu,
-    youcom,
-)
+from collectors.draco.systems import local_rag
 from collectors.draco.systems.driver import (
     DrivenLane,
     PollSchedule,
@@ -56,6 +46,15 @@ from collectors.vendors import parallel as parallel_vendor
 from collectors.vendors import tavily as tavily_vendor
 from collectors.vendors import valyu as valyu_vendor
 from collectors.vendors import youcom as youcom_vendor
+from collectors.vendors.exa import research as exa
+from collectors.vendors.gemini import research as gemini
+from collectors.vendors.nimble import research as nimble
+from collectors.vendors.openai import research as openai_responses
+from collectors.vendors.parallel import research as parallel
+from collectors.vendors.perplexity import research as perplexity
+from collectors.vendors.tavily import research as tavily
+from collectors.vendors.valyu import research as valyu
+from collectors.vendors.youcom import research as youcom
 
 LOCAL_RAG = "local-rag"
 MAX_POLL_FAILURES = 6  # consecutive failed poll calls before the attempt fails ([V]: 6)

@@ -19,8 +19,6 @@ import httpx
 
 from collectors.extraction.engines import ENGINES as LOCAL_ENGINES
 from collectors.extraction.engines import Engine
-from collectors.extraction.live.vendors import exa, firecrawl, nimble, parallel, tavily
-from collectors.extraction.live.vendors.common import VendorRead
 from collectors.http import (
     CallPolicy,
     CallResult,
@@ -31,7 +29,13 @@ from collectors.http import (
     call_provider,
     slot_clients,
 )
+from collectors.products.extract import VendorRead
 from collectors.vendors import tavily as tavily_vendor
+from collectors.vendors.exa import extract as exa
+from collectors.vendors.firecrawl import extract as firecrawl
+from collectors.vendors.nimble import extract as nimble
+from collectors.vendors.parallel import extract as parallel
+from collectors.vendors.tavily import extract as tavily
 from warehouse.events import SystemRef
 
 # Providers' own fetch budgets sit below this attempt deadline; 2 retries on 5xx/429 (providers.md §0).
