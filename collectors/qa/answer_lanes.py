@@ -50,6 +50,7 @@ from collectors.http import (
     new_async_client,
 )
 from collectors.http.json_fields import at
+from collectors.products.research import PREFLIGHT_RUN_ID  # one probe id for every preflight
 from collectors.products.search import AnswerSpec
 from collectors.search.client import PREFLIGHT_ITEM_ID, PREFLIGHT_QUERY, PreflightReport
 from collectors.vendors.exa import answer as exa
@@ -62,7 +63,6 @@ LANE_KIND = "vendor_answer"
 NORMALIZER_VERSION = "answer-citations@1"
 SEARCH_STAGE = "search"  # the unit's call (collectors.qa.run_state)
 SUBMIT_STAGE = "search:submit"  # the submit of a product that answers later
-PREFLIGHT_RUN_ID = "bench-preflight-no-such-run"
 
 
 # Each vendor's answer module (collectors/vendors/<vendor>/answer.py) declares its answer
