@@ -6,7 +6,8 @@
 --   strict_accuracy = is_correct = correct / N; is_incorrect, is_not_attempted likewise;
 --   accuracy_given_attempted = correct / (correct + incorrect), 0 when that is 0 (upstream);
 --   f1 = harmonic mean of is_correct and accuracy_given_attempted, 0 when both are 0.
--- Retrieval / UMBRELA means over landed rows of lanes that search (zero results count 0).
+-- Retrieval / UMBRELA means over landed rows of lanes that search (zero results count 0;
+-- macro qa_landed_mean, published in dim_scoring_formulas with qa_run_cost for the what-if).
 -- Latency: p50 / p95 (interpolated) of the provider round trip of landed search calls; for an
 -- imported file, of the file's own per-row latency (latency_source 'imported': the harness
 -- timed it, we did not; 'measured' = ours; 'mixed' never arises within one run and lane).
@@ -75,14 +76,12 @@ per_lane as (
         count(*) filter (where label = 'incorrect') as n_incorrect,
         count(*) filter (where label = 'not_attempted') as n_not_attempted,
         {%- for metric in ['ndcg_5', 'ndcg_10', 'recall_5', 'recall_10', 'mrr'] %}
-        {{ stable_avg(metric, order_by='sample_order, item_id', where='landed') }} as {{ metric }},
+        {{ qa_landed_mean(metric) }} as {{ metric }},
         {%- endfor %}
         {%- for metric in ['hit_10', 'llm_hit_10'] %}
-        {{ stable_avg('cast(' ~ metric ~ ' as double)', order_by='sample_order, item_id', where='landed') }}
-            as {{ metric }},
+        {{ qa_landed_mean('cast(' ~ metric ~ ' as double)') }} as {{ metric }},
         {%- endfor %}
-        {{ stable_avg('llm_precision_10', order_by='sample_order, item_id', where='landed') }}
-            as llm_precision_10,
+        {{ qa_landed_mean('llm_precision_10') }} as llm_precision_10,
         {{ stable_avg('cost_usd', order_by='sample_order, item_id',
             where="(landed or outcome = 'failed') and cost_usd is not null") }}
             as imported_cost_mean_usd,
@@ -174,8 +173,8 @@ final as (
         case
             when overrides.lane is null and rates.imported_cost_total_usd is not null
                 then rates.imported_cost_total_usd
-            else coalesce(overrides.usd_per_1k, prices.usd_per_1k)
-                * (rates.n_landed + rates.n_failed) / 1000.0
+            else {{ qa_run_cost(
+                'coalesce(overrides.usd_per_1k, prices.usd_per_1k)', 'rates.n_landed', 'rates.n_failed') }}
         end as run_cost_usd,
         case
             when overrides.lane is not null or rates.imported_cost_mean_usd is null

@@ -44,6 +44,42 @@
         'inputs': 'score: an item score, 0 for an item without a report; position, item_id',
         'sql': stable_avg('score', order_by='position, item_id'),
     },
+    {
+        'formula': 'umbrela_relevant',
+        'kind': 'expression',
+        'inputs': 'grade: a fct_qa_graded_chunks grade; threshold: the UMBRELA threshold',
+        'sql': umbrela_relevant('grade', 'threshold'),
+    },
+    {
+        'formula': 'umbrela_top_10_counts',
+        'kind': 'aggregate select list (n_top_10, n_relevant_10)',
+        'inputs': 'the fct_qa_graded_chunks rows of one unit (chunk_rank, grade); threshold: the UMBRELA threshold',
+        'sql': umbrela_top_10_counts('threshold'),
+    },
+    {
+        'formula': 'umbrela_llm_hit_10',
+        'kind': 'expression',
+        'inputs': 'n_relevant_10: umbrela_top_10_counts, NULL for a unit without chunks; relevance_measured: the unit is judged (a lane that searches, a run with a relevance judge)',
+        'sql': umbrela_llm_hit_10('n_relevant_10', 'relevance_measured'),
+    },
+    {
+        'formula': 'umbrela_llm_precision_10',
+        'kind': 'expression',
+        'inputs': 'n_relevant_10, n_top_10: umbrela_top_10_counts, NULL for a unit without chunks; relevance_measured: as for umbrela_llm_hit_10',
+        'sql': umbrela_llm_precision_10('n_relevant_10', 'n_top_10', 'relevance_measured'),
+    },
+    {
+        'formula': 'qa_landed_mean',
+        'kind': 'aggregate',
+        'inputs': 'value: a per-question metric of a fct_qa_answers row; landed, sample_order, item_id',
+        'sql': qa_landed_mean('value'),
+    },
+    {
+        'formula': 'qa_run_cost',
+        'kind': 'expression',
+        'inputs': 'usd_per_1k: the lane price; n_landed, n_failed: a qa_leaderboard row',
+        'sql': qa_run_cost('usd_per_1k', 'n_landed', 'n_failed'),
+    },
 ] %}
 
 with
