@@ -110,51 +110,27 @@ def draco_floor_command(floor: float | None, published_floor: float | None) -> s
 # --- question answering: the UMBRELA relevance threshold and lane prices ---------------------
 
 
-def qa_relevance(chunks: pd.DataFrame, grades: pd.DataFrame, threshold: float) -> pd.DataFrame:
+def qa_relevance(
+    units: pd.DataFrame, chunks: pd.DataFrame, threshold: float, formulas: Formulas
+) -> pd.DataFrame:
     """Per lane: llm_hit_10 and llm_precision_10 with chunks relevant at grade >= `threshold`
-    (int_qa_relevance_scored, then qa_leaderboard's mean over landed rows).
-
-    `chunks`: one row per landed answer row that has a chunks event (lane, item_id, attempt,
-    ranks = the chunk ranks it returned, judge_id = the run's relevance judge or None).
-    `grades`: the relevance_graded verdicts (lane, item_id, attempt, rank, judge_id, grade,
-    occurred_at, event_id). A chunk's grade is the run judge's latest verdict of the chunks'
-    attempt; a chunk never graded scores 0. Zero chunks -> hit 0 and precision 0; a run without
-    a relevance judge -> both NULL."""
-    latest = (
-        grades.sort_values(["occurred_at", "event_id"])
-        .drop_duplicates(["lane", "item_id", "attempt", "judge_id", "rank"], keep="last")
-        .set_index(["lane", "item_id", "attempt", "judge_id", "rank"])["grade"]
-    )
-    rows = []
-    for unit in chunks.itertuples():
-        if unit.judge_id is None or pd.isna(unit.judge_id):
-            rows.append((unit.lane, None, None))
-            continue
-        top = [int(r) for r in unit.ranks if r is not None and int(r) <= 10]
-        relevant = sum(
-            1
-            for rank in top
-            if float(latest.get((unit.lane, unit.item_id, unit.attempt, unit.judge_id, rank), 0))
-            >= threshold
-        )
-        rows.append((unit.lane, float(relevant > 0), relevant / len(top) if top else 0.0))
-    units = pd.DataFrame(rows, columns=["lane", "llm_hit_10", "llm_precision_10"])
-    means = units.groupby("lane")[["llm_hit_10", "llm_precision_10"]].mean()  # NULLs skipped
-    return means.reset_index()
+    (formulas umbrela_top_10_counts, umbrela_llm_hit_10, umbrela_llm_precision_10 per question,
+    qa_landed_mean per lane). `units`: the landed fct_qa_answers rows of one (run, grader
+    regime) (app.data.qa_whatif_units); `chunks`: the run's fct_qa_graded_chunks rows."""
+    return formula_sql.qa_lane_relevance(units, chunks, float(threshold), formulas)
 
 
-def qa_costs(board: pd.DataFrame, prices: dict[str, float | None]) -> pd.DataFrame:
-    """Per lane: usd_per_1k (the given price, else the published one) and run_cost_usd =
-    usd_per_1k x attempted / 1000, attempted = landed + failed (qa_leaderboard)."""
-    published = dict(zip(board["lane"], board["usd_per_1k"], strict=True))
-    price = [
-        prices[lane] if prices.get(lane) is not None else published[lane] for lane in board["lane"]
-    ]
-    usd = pd.Series(price, index=board.index, dtype="float64")
-    attempted = board["n_landed"].astype(float) + board["n_failed"].astype(float)
-    return pd.DataFrame(
-        {"lane": board["lane"], "usd_per_1k": usd, "run_cost_usd": usd * attempted / 1000.0}
-    )
+def qa_costs(
+    board: pd.DataFrame, prices: dict[str, float | None], formulas: Formulas
+) -> pd.DataFrame:
+    """Per qa_leaderboard row: usd_per_1k (the given price, else the published one) and
+    run_cost_usd at that price (formula qa_run_cost)."""
+    return formula_sql.qa_lane_costs(board, prices, formulas)
+
+
+def qa_formulas_published(formulas: Formulas) -> bool:
+    """Whether the snapshot publishes every formula the QA what-if runs."""
+    return all(name in formulas for name in formula_sql.QA_FORMULAS)
 
 
 # What the QA what-if can rank by: column -> whether higher is better.

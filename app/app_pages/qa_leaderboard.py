@@ -318,100 +318,113 @@ else:
         width="stretch",
     )
 
-st.subheader("What if")
-st.caption(
-    "Change the values the QA leaderboard was scored with and re-rank instantly, with the "
-    "formulas dbt uses: the UMBRELA threshold decides which graded chunks count as relevant "
-    "(LLM hit@10, LLM precision@10), a lane's price gives its $/1k and run cost. Strict accuracy "
-    "does not depend on either. Nothing is saved: the command below makes it official."
-)
-chunks, grades = data.qa_whatif_inputs(run_id, grader_id)
-# the threshold these rows were scored with is stored beside their metrics
-stored = chunks["relevance_threshold"].dropna()
-published_threshold = float(
-    stored.iloc[0] if len(stored) else data.scoring_vars().get("umbrela_threshold", 2)
-)
-has_judge = bool(chunks["judge_id"].notna().any())
-controls, prices_col = st.columns([2, 3])
-with controls:
-    threshold = st.slider(
-        "UMBRELA relevance threshold (grade ≥)",
-        min_value=0,
-        max_value=3,
-        value=int(published_threshold),
-        step=1,
-        key="qa_whatif_threshold",
-        disabled=not has_judge,
-        help="0 = irrelevant … 3 = perfectly relevant; published: "
-        + ui.md_escape(f"{published_threshold:g}"),
+
+def qa_whatif() -> None:
+    """The lanes re-ranked under a threshold and prices chosen here, by dbt's own formulas
+    (marts.dim_scoring_formulas) over the published rows."""
+    st.caption(
+        "Change the values the QA leaderboard was scored with and re-rank instantly, with the "
+        "formulas dbt uses: the UMBRELA threshold decides which graded chunks count as relevant "
+        "(LLM hit@10, LLM precision@10), a lane's price gives its $/1k and run cost. Strict "
+        "accuracy does not depend on either. Nothing is saved: the command below makes it "
+        "official."
     )
-    rank_labels = {
-        "strict_accuracy": "Strict accuracy (the leaderboard's rank)",
-        "llm_hit_10": "LLM hit@10",
-        "llm_precision_10": "LLM precision@10",
-        "usd_per_1k": "$/1k queries (cheapest first)",
-    }
-    rank_by = st.selectbox(
-        "Rank by", list(rank_labels), format_func=rank_labels.get, key="qa_whatif_rank_by"
+    formulas = data.scoring_formulas()
+    chunks = data.qa_graded_chunks(run_id)
+    if chunks is None or not whatif.qa_formulas_published(formulas):
+        st.info("This snapshot predates the published scoring formulas: run `bench build`.")
+        return
+    units = data.qa_whatif_units(run_id, grader_id)
+    # the threshold these rows were scored with is stored beside their metrics
+    stored = units["relevance_threshold"].dropna()
+    published_threshold = float(
+        stored.iloc[0] if len(stored) else data.scoring_vars().get("umbrela_threshold", 2)
     )
-with prices_col:
-    st.markdown("**$ per 1,000 queries** (empty = no list price)")
-    price_inputs = st.columns(3)
-    published_prices = {
-        lane: (None if pd.isna(price) else float(price))
-        for lane, price in zip(board["lane"], board["usd_per_1k"], strict=True)
-    }
-    chosen_prices = {
-        lane: price_inputs[i % 3].number_input(
-            ui.md_escape(lane),
-            min_value=0.0,
-            value=published_prices[lane],
-            step=0.5,
-            format="%.2f",
-            key=f"qa_whatif_price_{lane}",
+    has_judge = bool(units["relevance_measured"].any())
+    controls, prices_col = st.columns([2, 3])
+    with controls:
+        threshold = st.slider(
+            "UMBRELA relevance threshold (grade ≥)",
+            min_value=0,
+            max_value=3,
+            value=int(published_threshold),
+            step=1,
+            key="qa_whatif_threshold",
+            disabled=not has_judge,
+            help="0 = irrelevant … 3 = perfectly relevant; published: "
+            + ui.md_escape(f"{published_threshold:g}"),
         )
-        for i, lane in enumerate(board["lane"])
-    }
-if not has_judge:
-    st.caption("This run has no relevance judge: LLM hit@10 and precision@10 are not measured.")
-relevance = whatif.qa_relevance(chunks, grades, float(threshold))
-costs = whatif.qa_costs(board, chosen_prices)
-reranked = whatif.qa_rerank(board, relevance, costs, rank_by)
-ui.dataframe(
-    reranked,
-    hide_index=True,
-    column_order=[
-        "what_if_rank",
-        "lane",
-        rank_by,
-        *(c for c in whatif.QA_RANK_BY if c != rank_by),
-        "run_cost_usd",
-        "published_rank",
-    ],
-    column_config={
-        "what_if_rank": st.column_config.NumberColumn(
-            "What-if rank", help=f"By {rank_labels[rank_by]}; ties share a rank."
-        ),
-        "lane": ui.system_column(ui.QA_SYSTEM_HELP),
-        "strict_accuracy": num("Strict accuracy"),
-        "llm_hit_10": num("LLM hit@10", help="share of questions with a relevant top-10 chunk"),
-        "llm_precision_10": num("LLM precision@10", help="share of top-10 chunks relevant"),
-        "usd_per_1k": st.column_config.NumberColumn("$/1k queries", format="$%.2f"),
-        "run_cost_usd": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
-        "published_rank": st.column_config.NumberColumn(
-            "Published rank", help="The leaderboard's rank, by strict accuracy."
-        ),
-    },
-    key="qa_whatif_table",
-)
-command = whatif.qa_rescore_command(
-    float(threshold), published_threshold, chosen_prices, published_prices
-)
-if command is None:
-    st.caption("These are the published values; change one to see the command that applies it.")
-else:
-    st.markdown("Make it official (rebuilds the QA marts from the stored events):")
-    st.code(command, language="bash")
+        rank_labels = {
+            "strict_accuracy": "Strict accuracy (the leaderboard's rank)",
+            "llm_hit_10": "LLM hit@10",
+            "llm_precision_10": "LLM precision@10",
+            "usd_per_1k": "$/1k queries (cheapest first)",
+        }
+        rank_by = st.selectbox(
+            "Rank by", list(rank_labels), format_func=rank_labels.get, key="qa_whatif_rank_by"
+        )
+    with prices_col:
+        st.markdown("**$ per 1,000 queries** (empty = no list price)")
+        price_inputs = st.columns(3)
+        published_prices = {
+            lane: (None if pd.isna(price) else float(price))
+            for lane, price in zip(board["lane"], board["usd_per_1k"], strict=True)
+        }
+        chosen_prices = {
+            lane: price_inputs[i % 3].number_input(
+                ui.md_escape(lane),
+                min_value=0.0,
+                value=published_prices[lane],
+                step=0.5,
+                format="%.2f",
+                key=f"qa_whatif_price_{lane}",
+            )
+            for i, lane in enumerate(board["lane"])
+        }
+    if not has_judge:
+        st.caption("This run has no relevance judge: LLM hit@10 and precision@10 are not measured.")
+    relevance = whatif.qa_relevance(units, chunks, float(threshold), formulas)
+    costs = whatif.qa_costs(board, chosen_prices, formulas)
+    reranked = whatif.qa_rerank(board, relevance, costs, rank_by)
+    ui.dataframe(
+        reranked,
+        hide_index=True,
+        column_order=[
+            "what_if_rank",
+            "lane",
+            rank_by,
+            *(c for c in whatif.QA_RANK_BY if c != rank_by),
+            "run_cost_usd",
+            "published_rank",
+        ],
+        column_config={
+            "what_if_rank": st.column_config.NumberColumn(
+                "What-if rank", help=f"By {rank_labels[rank_by]}; ties share a rank."
+            ),
+            "lane": ui.system_column(ui.QA_SYSTEM_HELP),
+            "strict_accuracy": num("Strict accuracy"),
+            "llm_hit_10": num("LLM hit@10", help="share of questions with a relevant top-10 chunk"),
+            "llm_precision_10": num("LLM precision@10", help="share of top-10 chunks relevant"),
+            "usd_per_1k": st.column_config.NumberColumn("$/1k queries", format="$%.2f"),
+            "run_cost_usd": st.column_config.NumberColumn("Run cost ($)", format="$%.4f"),
+            "published_rank": st.column_config.NumberColumn(
+                "Published rank", help="The leaderboard's rank, by strict accuracy."
+            ),
+        },
+        key="qa_whatif_table",
+    )
+    command = whatif.qa_rescore_command(
+        float(threshold), published_threshold, chosen_prices, published_prices
+    )
+    if command is None:
+        st.caption("These are the published values; change one to see the command that applies it.")
+    else:
+        st.markdown("Make it official (rebuilds the QA marts from the stored events):")
+        st.code(command, language="bash")
+
+
+st.subheader("What if")
+qa_whatif()
 
 significance = data.qa_significance(run_id, grader_id)
 accuracy_tests = significance[significance["metric"] == "accuracy"]

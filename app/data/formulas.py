@@ -105,3 +105,110 @@ def draco_lane_means(items: pd.DataFrame, scored: pd.DataFrame, formulas: Formul
     """Per lane: what_if_score, the mean over every item of the grid (fct_draco_items rows) of
     its score in `scored` (draco_item_scores), 0 for an item without a report."""
     return _over_frames(_DRACO_LANE_SCORES_SQL.format(**formulas), items=items, scored=scored)
+
+
+# The per-unit rows qa_leaderboard averages (landed fct_qa_answers rows of one run and grader
+# regime), each unit's top-10 counts from its graded chunks (fct_qa_graded_chunks) at the
+# threshold given, the unit's hit and precision, then the lane mean over landed rows.
+_QA_LANE_RELEVANCE_SQL = """
+with thresholded as (
+    select chunks_event_id, chunk_rank, grade, cast(? as double) as threshold
+    from chunks
+),
+counts as (
+    select chunks_event_id, {umbrela_top_10_counts}
+    from thresholded
+    group by chunks_event_id
+),
+per_unit as (
+    select
+        units.lane,
+        units.item_id,
+        units.sample_order,
+        units.landed,
+        units.relevance_measured,
+        counts.n_top_10,
+        counts.n_relevant_10
+    from units
+    left join counts on units.chunks_event_id = counts.chunks_event_id
+),
+scored as (
+    select
+        lane,
+        item_id,
+        sample_order,
+        landed,
+        {umbrela_llm_hit_10} as llm_hit_10,
+        {umbrela_llm_precision_10} as llm_precision_10
+    from per_unit
+),
+metric_values as (
+    select lane, 'llm_hit_10' as metric, item_id, sample_order, landed,
+        cast(llm_hit_10 as double) as value
+    from scored
+    union all
+    select lane, 'llm_precision_10' as metric, item_id, sample_order, landed,
+        llm_precision_10 as value
+    from scored
+),
+means as (
+    select lane, metric, {qa_landed_mean} as mean
+    from metric_values
+    group by lane, metric
+)
+select
+    lane,
+    any_value(mean) filter (where metric = 'llm_hit_10') as llm_hit_10,
+    any_value(mean) filter (where metric = 'llm_precision_10') as llm_precision_10
+from means
+group by lane
+order by lane
+"""
+
+_QA_LANE_COSTS_SQL = """
+with lanes as (
+    select _row, lane, coalesce(chosen_usd_per_1k, usd_per_1k) as usd_per_1k, n_landed, n_failed
+    from board
+)
+select lane, usd_per_1k, {qa_run_cost} as run_cost_usd
+from lanes
+order by _row
+"""
+
+QA_FORMULAS = (
+    "umbrela_top_10_counts",
+    "umbrela_llm_hit_10",
+    "umbrela_llm_precision_10",
+    "qa_landed_mean",
+    "qa_run_cost",
+)
+
+
+def qa_lane_relevance(
+    units: pd.DataFrame, chunks: pd.DataFrame, threshold: float, formulas: Formulas
+) -> pd.DataFrame:
+    """Per lane: llm_hit_10 and llm_precision_10 with a chunk relevant at grade >= `threshold`
+    (formulas umbrela_top_10_counts, umbrela_llm_hit_10, umbrela_llm_precision_10,
+    qa_landed_mean), as `bench rescore --umbrela-threshold` would publish them.
+
+    `units`: the landed fct_qa_answers rows of one (run, grader regime) with
+    relevance_measured (the row has UMBRELA metrics at all: a lane that searches, a run with a
+    relevance judge); `chunks`: the run's fct_qa_graded_chunks rows."""
+    sql = _QA_LANE_RELEVANCE_SQL.format(**formulas)
+    return _over_frames(sql, [float(threshold)], units=units, chunks=chunks)
+
+
+def qa_lane_costs(
+    board: pd.DataFrame, prices: Mapping[str, float | None], formulas: Formulas
+) -> pd.DataFrame:
+    """Per qa_leaderboard row, in its order: usd_per_1k (the price given for the lane, else the
+    published one) and run_cost_usd at that price (formula qa_run_cost)."""
+    chosen = board[["lane", "usd_per_1k", "n_landed", "n_failed"]].assign(
+        _row=range(len(board)),
+        chosen_usd_per_1k=pd.Series(
+            [prices.get(lane) for lane in board["lane"]], index=board.index, dtype="float64"
+        ),
+    )
+    out = _over_frames(_QA_LANE_COSTS_SQL.format(**formulas), board=chosen)
+    out.index = board.index
+    return out

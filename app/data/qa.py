@@ -445,51 +445,46 @@ def series_summary(series: str, grader_id: str) -> pd.DataFrame:
     return frame
 
 
-# QA what-if inputs: the chunks and relevance verdicts behind llm_hit_10 / llm_precision_10 -----
+# QA what-if inputs: the per-question rows qa_leaderboard averages and their graded chunks ------
 
-# The landed answer rows with a chunks event, the chunk ranks that event returned, and the run's
-# relevance judge (run_started spec, as int_qa_runs reads it).
-_QA_WHATIF_CHUNKS_SQL = """
-with judge as (
-    select any_value(payload ->> '$.spec.relevance_judge.judge_id') as judge_id
-    from marts.dim_events
-    where run_id = ? and event_type = 'run_started'
-)
+# The landed answer rows of one (run, grader regime): the rows qa_leaderboard's relevance means
+# are over. relevance_measured: the row has UMBRELA metrics at all (a lane that searches, in a
+# run with a relevance judge: int_qa_answers_scored), which no threshold changes.
+_QA_WHATIF_UNITS_SQL = """
 select
-    answers.lane,
-    answers.item_id,
-    cast(chunks.payload ->> 'attempt' as bigint) as attempt,
-    list_transform(
-        coalesce(from_json(chunks.payload -> 'chunks', '[{"rank": "BIGINT"}]'), []), c -> c.rank
-    ) as ranks,
-    (select judge_id from judge) as judge_id,
-    answers.relevance_threshold
-from marts.fct_qa_answers as answers
-inner join marts.dim_events as chunks on chunks.event_id = answers.chunks_event_id
-where answers.run_id = ? and answers.grader_id = ? and answers.landed
-order by answers.lane, answers.sample_order, answers.item_id
+    lane,
+    item_id,
+    sample_order,
+    landed,
+    llm_hit_10 is not null as relevance_measured,
+    chunks_event_id,
+    relevance_threshold
+from marts.fct_qa_answers
+where run_id = ? and grader_id = ? and landed
+order by lane, sample_order, item_id
 """
 
-_QA_WHATIF_GRADES_SQL = """
-select
-    payload ->> 'lane' as lane,
-    payload ->> 'item_id' as item_id,
-    cast(payload ->> 'attempt' as bigint) as attempt,
-    cast(payload ->> 'rank' as bigint) as rank,
-    payload ->> 'judge_id' as judge_id,
-    cast(payload ->> 'grade' as bigint) as grade,
-    occurred_at,
-    event_id
-from marts.dim_events
-where run_id = ? and event_type = 'relevance_graded'
+_QA_GRADED_CHUNKS_SQL = """
+select lane, item_id, chunk_rank, grade, chunks_event_id
+from marts.fct_qa_graded_chunks
+where run_id = ?
+order by lane, item_id, chunk_rank
 """
 
 
-def qa_whatif_inputs(run_id: str, grader_id: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(chunks, grades) of one (run, grader regime) for app.whatif.qa_relevance."""
-    chunks = _query(_QA_WHATIF_CHUNKS_SQL, run_id, run_id, grader_id)
-    grades = _query(_QA_WHATIF_GRADES_SQL, run_id)
-    return chunks, grades
+def qa_whatif_units(run_id: str, grader_id: str) -> pd.DataFrame:
+    """The landed fct_qa_answers rows of one (run, grader regime) for the what-if's relevance
+    means (app.data.formulas.qa_lane_relevance)."""
+    return _query(_QA_WHATIF_UNITS_SQL, run_id, grader_id)
+
+
+def qa_graded_chunks(run_id: str) -> pd.DataFrame | None:
+    """The run's graded chunks (fct_qa_graded_chunks); None when the snapshot predates the mart
+    (the panel then asks for `bench build`)."""
+    try:
+        return _query(_QA_GRADED_CHUNKS_SQL, run_id)
+    except duckdb.CatalogException:
+        return None
 
 
 # Series per vertical and the run-1 view (fct_series_vertical_accuracy, series_run1) ------------

@@ -87,6 +87,8 @@ NOT_QUERIES = {
     "extraction_composite",
     "draco_item_scores",
     "draco_lane_means",
+    "qa_lane_relevance",
+    "qa_lane_costs",
 }
 
 
