@@ -326,6 +326,26 @@ def test_qa_whatif_threshold_and_price_equal_a_bench_rescore(
     assert panel["what_if_rank"].iloc[0] == 1
 
 
+@pytest.mark.parametrize(
+    "outdated",
+    [
+        "drop table marts.fct_qa_graded_chunks",
+        "delete from marts.dim_scoring_formulas where formula like 'umbrela%'",
+    ],
+)
+def test_qa_whatif_on_a_snapshot_before_its_rows_or_formulas_asks_for_a_build(
+    real: Path, outdated: str
+) -> None:
+    """A snapshot published before fct_qa_graded_chunks or the QA formulas existed: the panel
+    asks for `bench build`, and the rest of the page (significance below the panel) renders."""
+    with duckdb.connect(str(real)) as con:
+        con.execute(outdated)
+    at = open_page("qa_leaderboard")
+    assert any("run `bench build`" in i.value for i in at.info)
+    assert not any("what_if_rank" in d.value.columns for d in at.dataframe)
+    assert "Per question" in [s.value for s in at.subheader]  # the page's last section
+
+
 def test_draco_whatif_penalty_floor_equals_a_dbt_rescore(
     real: Path, real_source: RealSnapshot, tmp_path: Path
 ) -> None:

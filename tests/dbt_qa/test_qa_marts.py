@@ -10,18 +10,23 @@ import math
 import shutil
 from collections import defaultdict
 
+import duckdb
 import ir_measures
 import numpy as np
+import pandas as pd
 import pytest
 from dbt_harness import NO_UNIT_TESTS, BuiltWarehouse, run_dbt
 from qa_fixture import GRADER_ID
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from app.data import formulas as formula_sql
+
 pytestmark = pytest.mark.slow
 
 QA_MARTS = (
     "fct_qa_answers",
+    "fct_qa_graded_chunks",
     "qa_leaderboard",
     "fct_qa_significance",
     "fct_qa_breakdowns",
@@ -311,6 +316,117 @@ def test_umbrela_threshold_recount(qa_warehouse, rescored):
             relevant = sum(v >= threshold for v in values)
             assert r["llm_hit_10"] == (relevant > 0)
             assert r["llm_precision_10"] == pytest.approx(relevant / len(values) if values else 0.0)
+
+
+def _whatif_inputs(wh: BuiltWarehouse, run_id: str, grader_id: str):
+    """What the QA what-if reads of one (run, grader): landed answer rows, graded chunks, the
+    published formulas, the leaderboard."""
+    with duckdb.connect(str(wh.path), read_only=True) as con:
+        units = con.execute(
+            "select lane, item_id, sample_order, landed, llm_hit_10 is not null as "
+            "relevance_measured, chunks_event_id from marts.fct_qa_answers "
+            "where run_id = ? and grader_id = ? and landed",
+            [run_id, grader_id],
+        ).df()
+        chunks = con.execute(
+            "select * from marts.fct_qa_graded_chunks where run_id = ?", [run_id]
+        ).df()
+        formulas = dict(
+            con.execute("select formula, sql_text from marts.dim_scoring_formulas").fetchall()
+        )
+        board = con.execute(
+            "select * from marts.qa_leaderboard where run_id = ? and grader_id = ? order by lane",
+            [run_id, grader_id],
+        ).df()
+    return units, chunks, formulas, board
+
+
+def _plain_lane_relevance(wh: BuiltWarehouse, run_id: str, grader_id: str, threshold: float):
+    """The oracle: per lane, the plain mean over landed measured rows of hit / precision at
+    `threshold`, each chunk's grade its staged verdict of the chunks' attempt (0 if none)."""
+    grades = wh.rows(
+        """
+        select u.lane, u.item_id, c.chunk_rank, r.grade
+        from marts.fct_qa_answers as u
+        join staging.stg_events__chunks_normalized as c on c.chunks_event_id = u.chunks_event_id
+        left join staging.stg_events__relevance_graded as r
+          on r.run_id = u.run_id and r.lane = u.lane and r.item_id = u.item_id
+         and r.chunk_rank = c.chunk_rank and r.attempt = c.attempt
+        where u.run_id = ? and u.grader_id = ? and u.landed and c.chunk_rank <= 10
+        """,
+        [run_id, grader_id],
+    )
+    per = defaultdict(list)
+    for g in grades:
+        per[(g["lane"], g["item_id"])].append(g["grade"] or 0)
+    units = wh.rows(
+        "select lane, item_id, llm_hit_10 is not null as measured from marts.fct_qa_answers "
+        "where run_id = ? and grader_id = ? and landed",
+        [run_id, grader_id],
+    )
+    hits: dict[str, list[float]] = {}
+    precisions: dict[str, list[float]] = {}
+    for u in units:
+        lane_hits = hits.setdefault(u["lane"], [])
+        lane_precisions = precisions.setdefault(u["lane"], [])
+        if not u["measured"]:
+            continue  # NULL, skipped by the mean
+        values = per.get((u["lane"], u["item_id"]), [])
+        relevant = sum(v >= threshold for v in values)
+        lane_hits.append(float(relevant > 0))
+        lane_precisions.append(relevant / len(values) if values else 0.0)
+
+    def mean(xs):
+        return sum(xs) / len(xs) if xs else None
+
+    return {lane: (mean(hits[lane]), mean(precisions[lane])) for lane in hits}
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 3])
+def test_qa_whatif_relevance_formulas_equal_a_plain_recount(qa_warehouse, threshold):
+    """app.data.formulas.qa_lane_relevance (dbt's published formulas over fct_qa_graded_chunks
+    and the landed fct_qa_answers rows) at thresholds the build did not use, against the plain
+    recount from the staged events."""
+    regimes = qa_warehouse.rows("select distinct run_id, grader_id from marts.qa_leaderboard")
+    assert regimes
+    measured = 0
+    for regime in regimes:
+        units, chunks, formulas, _board = _whatif_inputs(qa_warehouse, **regime)
+        got = formula_sql.qa_lane_relevance(units, chunks, threshold, formulas)
+        expected = _plain_lane_relevance(
+            qa_warehouse, regime["run_id"], regime["grader_id"], threshold
+        )
+        assert sorted(got["lane"]) == sorted(expected)
+        for row in got.itertuples():
+            hit, precision = expected[row.lane]
+            for value, oracle in ((row.llm_hit_10, hit), (row.llm_precision_10, precision)):
+                if oracle is None:
+                    assert pd.isna(value), (regime, row.lane)
+                else:
+                    measured += 1
+                    assert value == pytest.approx(oracle, abs=1e-12), (regime, row.lane)
+    assert measured
+
+
+def test_qa_whatif_equals_the_rescored_leaderboard(qa_warehouse, rescored):
+    """At the rescore's threshold 3 and nimble_search at $1.5/1k, the what-if over the first
+    build's rows equals the rescored qa_leaderboard, bit for bit where the formula is a mean."""
+    regimes = qa_warehouse.rows("select distinct run_id, grader_id from marts.qa_leaderboard")
+    for regime in regimes:
+        units, chunks, formulas, board = _whatif_inputs(qa_warehouse, **regime)
+        *_, official = _whatif_inputs(rescored, **regime)
+        relevance = formula_sql.qa_lane_relevance(units, chunks, 3, formulas)
+        costs = formula_sql.qa_lane_costs(board, {"nimble_search": 1.5}, formulas)
+        official = official.set_index("lane")
+        for column in ("llm_hit_10", "llm_precision_10"):
+            assert relevance.set_index("lane")[column].to_dict() == pytest.approx(
+                official[column].to_dict(), rel=0, abs=0, nan_ok=True
+            ), (regime, column)
+        listed = board["price_basis"] != "imported"  # the imported basis is the file's own total
+        for column in ("usd_per_1k", "run_cost_usd"):
+            assert costs[listed].set_index("lane")[column].to_dict() == pytest.approx(
+                official.loc[board.loc[listed, "lane"], column].to_dict(), abs=1e-12, nan_ok=True
+            ), (regime, column)
 
 
 def test_series_marts(qa_warehouse):
