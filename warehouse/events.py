@@ -435,7 +435,7 @@ class _JudgedSample(Frozen):
 
     What "least favourable" is depends on the verdict; the collector writes it into the event,
     and the marts apply the rule themselves, never trusting the stored value (DRACO:
-    macros/draco.sql `draco_met_scored`; QA: int_qa_answers_graded, int_qa_relevance_scored)."""
+    macros/draco.sql `draco_met_scored`; QA: int_qa_answers_graded, int_qa_chunks_graded)."""
 
     outcome: Literal["parsed", "unparsed", "failed"]
     error_class: str | None = None  # timeout | connection | http_status | malformed_body | ...
@@ -485,7 +485,7 @@ class AnswerGraded(_LaneAttempt, _GradedSample):
 class RelevanceGraded(_LaneAttempt, _GradedSample):
     """One UMBRELA grade of one chunk. v2 (issue #10): a failed judge call is this event with
     outcome "failed" (written with grade 0; the marts score it 0 themselves,
-    int_qa_relevance_scored); v1 wrote `provider_call_failed` (stage "relevance:<rank>"), which
+    int_qa_chunks_graded); v1 wrote `provider_call_failed` (stage "relevance:<rank>"), which
     the marts still read."""
 
     event_type: ClassVar[str] = "relevance_graded"

@@ -1,7 +1,7 @@
 """One shape for a judgement in every family (issue #10): `judge_verdict`, `answer_graded` and
 `relevance_graded` say how the call ended (parsed | unparsed | failed) and, when it failed, why;
 pre-v2 grade events are lifted on read. (What a failed judgement scores is the marts' rule: the
-dbt unit tests of int_qa_answers_graded / int_qa_relevance_scored and draco_met_scored.)"""
+dbt unit tests of int_qa_answers_graded / int_qa_chunks_graded and draco_met_scored.)"""
 
 from __future__ import annotations
 
