@@ -30,6 +30,7 @@ from ingest.recovery import Recovery, ingest_lock, recover
 from warehouse.canonical import sha256_hex
 from warehouse.events import parse_payload
 from warehouse.log import EventLog
+from warehouse.publish import create_database
 from warehouse.upcasters import UpcastError, upcast
 
 PIPELINE_NAME = "bench_events"
@@ -596,6 +597,7 @@ def ingest_log(
     budget = budget or IngestBudget.from_env()
     skip = frozenset(skip_segments) | frozenset(purge_segments)
     with ingest_lock(Path(pipelines_dir)):
+        create_database(Path(warehouse_db))  # in the compact storage format dbt's files get
         pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
         # Whatever a killed ingest left pending is discarded and its lines read again
         # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the

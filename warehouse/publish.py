@@ -36,7 +36,8 @@ PUBLISHED_SCHEMAS = ("marts",)
 # The build's DuckDB settings live in one place, the dbt profile's `config_options`; publish
 # reads them from there (package data beside warehouse/, like bench.settings.DBT_PROJECT_DIR).
 PROFILES_YML = Path(__file__).resolve().parent.parent / "dbt_project" / "profiles.yml"
-BOUNDED_OPTIONS = ("memory_limit", "threads", "temp_directory")
+# The options of the build's DuckDB connections that publish and ingest apply as dbt does
+CONNECTION_OPTIONS = ("memory_limit", "threads", "temp_directory", "storage_compatibility_version")
 _ENV_VAR = re.compile(r"\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}")
 # A table this large is published as a Parquet part (re-written only when it changed); smaller
 # ones are copied into serve.duckdb on every publish, which costs less than tracking them.
@@ -114,8 +115,25 @@ def publish_snapshot(
     return published
 
 
+def create_database(db_path: Path) -> None:
+    """Create the DuckDB file `db_path`, if it is missing, in the storage format the build's
+    connections create files in (profiles.yml `storage_compatibility_version`). A file's format
+    is fixed in its header by whoever creates it, and ingest's dlt connection, which creates the
+    warehouse, takes no such option. Written aside and renamed: a kill leaves no half file."""
+    if db_path.exists():
+        return
+    version = duckdb_config(db_path).get("storage_compatibility_version")
+    config = {"storage_compatibility_version": version} if version else {}
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db_path.with_name(f"{db_path.name}.new-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    duckdb.connect(str(tmp), config=config).close()
+    os.replace(tmp, db_path)
+
+
 def duckdb_config(warehouse_db: Path) -> dict[str, str]:
-    """memory_limit, threads and temp_directory as the build's DuckDB connections get them:
+    """memory_limit, threads, temp_directory and the storage format of new files, as the build's
+    DuckDB connections get them:
     profiles.yml's `config_options` with the environment's values (BENCH_DBT_MEMORY_LIMIT,
     BENCH_DBT_DUCKDB_THREADS) or the profile's defaults. bench gives dbt a temp folder relative
     to the data root (BENCH_DBT_TEMP_DIR=dbt/duckdb_tmp, the warehouse's folder); the profile's
@@ -129,7 +147,7 @@ def duckdb_config(warehouse_db: Path) -> dict[str, str]:
         for output in target["outputs"].values():
             options = output.get("config_options") or {}
     config: dict[str, str] = {}
-    for name in BOUNDED_OPTIONS:
+    for name in CONNECTION_OPTIONS:
         if name not in options:
             continue
         text = str(options[name])

@@ -38,6 +38,8 @@ def test_settings_come_from_the_build_profile(tmp_path, monkeypatch):
         "memory_limit": "700MB",
         "threads": "2",
         "temp_directory": str(tmp_path.resolve() / "dbt" / "duckdb_tmp"),
+        # new files in DuckDB's current format (tests/ingest/test_storage_format.py)
+        "storage_compatibility_version": "latest",
     }
     monkeypatch.delenv("BENCH_DBT_MEMORY_LIMIT")
     assert duckdb_config(tmp_path / "warehouse.duckdb")["memory_limit"] == "3GB"
