@@ -142,7 +142,9 @@ def inline(event: dict, texts: dict[str, str]) -> dict:
 def bytes_by_type(log: EventLog) -> Counter:
     sizes: Counter = Counter()
     for segment in log.segments():
-        for line in segment.read_bytes().split(b"\n"):
+        with log.open_segment(segment) as handle:  # plain or, once ingested, compressed
+            data = handle.read()
+        for line in data.split(b"\n"):
             if line:
                 sizes[json.loads(line)["event_type"]] += len(line) + 1
     return sizes

@@ -78,6 +78,7 @@ class IngestResult:
     upcasted: int = 0
     set_aside_rows: int = 0  # rows of segments that failed verification, removed
     duplicates_removed: int = 0  # rows an interrupted earlier load had inserted twice
+    compressed_segments: int = 0  # sealed segments stored compressed after this load
     oversized: int = 0  # of `quarantined`: events over the byte window (ingest/budget.py)
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
     recovery: Recovery = field(default_factory=Recovery)  # what a killed ingest had left
@@ -411,10 +412,12 @@ class LineChunk:
     next_offset: int  # where the next read of this segment starts
 
 
-def _chunks(segment: Path, offset: int, first_line: int, chunk_bytes: int) -> Iterator[LineChunk]:
+def _chunks(
+    log: EventLog, segment: Path, offset: int, first_line: int, chunk_bytes: int
+) -> Iterator[LineChunk]:
     """Complete lines after `offset`, about `chunk_bytes` at a time (more when one line is
     longer); a torn tail is never read."""
-    with open(segment, "rb") as handle:
+    with log.open_segment(segment) as handle:
         handle.seek(offset)
         carry = b""
         while block := handle.read(chunk_bytes):
@@ -439,11 +442,15 @@ def _checked_chunks(
     current one, so the two overlap on a multi-core machine."""
 
     def new_chunks() -> Iterator[LineChunk]:
+        seals = log.manifest()
         for segment in log.segments():
             if segment.name in skip:
                 continue  # failed verification: set aside whole, never loaded
             position = state.get(segment.name, {"offset": 0, "line": 1})
-            yield from _chunks(segment, position["offset"], position["line"], chunk_bytes)
+            sealed_size = seals.get(segment.name, {}).get("bytes")
+            if position["offset"] and sealed_size is not None and position["offset"] >= sealed_size:
+                continue  # loaded to its sealed end: not even opened (nor decompressed)
+            yield from _chunks(log, segment, position["offset"], position["line"], chunk_bytes)
 
     checker = _BatchChecker()
     try:
@@ -612,6 +619,8 @@ def ingest_log(
         result.duplicates_removed += _dedupe_events(warehouse_db)
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
+        # Loaded, so only lineage and rebuilds read them again: stored compressed from now on
+        result.compressed_segments = len(log.compress_sealed(skip=skip))
     return result
 
 

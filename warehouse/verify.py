@@ -24,7 +24,13 @@ from typing import Any
 
 from warehouse.canonical import canonical_sha256, sha256_hex
 from warehouse.events import hashed_content
-from warehouse.log import MANIFEST_NAME, EventLog, ManifestCorrupt, genesis_sha256
+from warehouse.log import (
+    MANIFEST_NAME,
+    EventLog,
+    ManifestCorrupt,
+    SegmentUnreadable,
+    genesis_sha256,
+)
 from warehouse.merkle import LogHead, head_of, leaf_hash
 
 _PREV_MARKER = b',"prev_sha256":"'
@@ -228,14 +234,17 @@ def _check_segment(log: EventLog, segment, seal, fast: bool) -> tuple[Problem | 
     expected_prev = genesis_sha256(segment.name)
     lines = 0
     size = 0
-    for raw in log.iter_raw(segment):
-        lines += 1
-        size += len(raw.data) + 1
-        problem = _check_line(raw.data, expected_prev, fast)
-        if problem:
-            return Problem(segment.name, raw.line_no, *problem), lines
-        expected_prev = sha256_hex(raw.data)
-    tail = log.torn_tail(segment)
+    try:
+        for raw in log.iter_raw(segment):
+            lines += 1
+            size += len(raw.data) + 1
+            problem = _check_line(raw.data, expected_prev, fast)
+            if problem:
+                return Problem(segment.name, raw.line_no, *problem), lines
+            expected_prev = sha256_hex(raw.data)
+        tail = log.torn_tail(segment)
+    except SegmentUnreadable as exc:
+        return Problem(segment.name, None, "unreadable", str(exc)), lines
     if tail is not None:
         return Problem(
             segment.name, lines + 1, "torn line", f"{tail[1]} bytes without a final newline"

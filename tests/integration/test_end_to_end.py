@@ -11,6 +11,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from tests.log_files import segment_bytes, write_segment
+from warehouse.log import EventLog
 from warehouse.publish import table_checksums
 
 pytestmark = pytest.mark.slow
@@ -156,10 +158,10 @@ def test_verify_passes_and_then_names_a_tampered_line(reference_home, tmp_path):
 
     copy = tmp_path / "tampered"
     shutil.copytree(reference_home / "log", copy / "log")
-    segment = sorted((copy / "log").glob("2*.jsonl"))[0]
-    lines = segment.read_text(encoding="utf-8").splitlines()
+    segment = EventLog(copy / "log").segments()[0]
+    lines = segment_bytes(segment).decode("utf-8").splitlines()
     lines[3] = lines[3].replace('"attempt":1', '"attempt":2')
-    segment.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_segment(segment, ("\n".join(lines) + "\n").encode("utf-8"))
     proc = bench(copy, "verify", check=False)
     assert proc.returncode == 1
     assert f"{segment.name}:4" in proc.stderr
@@ -200,4 +202,4 @@ def test_bad_input_names_the_problem_and_writes_nothing(tmp_path):
     assert proc.returncode == 2 and "nope" in proc.stderr
     proc = bench(home, "rescore", "--weights", "speed=2", check=False)
     assert proc.returncode == 2 and "speed" in proc.stderr
-    assert not list((home / "log").glob("*.jsonl"))
+    assert EventLog(home / "log").segments() == []

@@ -24,6 +24,7 @@ import duckdb
 import pytest
 
 from bench.status import status_rows
+from tests.log_files import segment_bytes, write_segment
 from tests.reliability.test_tamper import (
     MARK,
     _edit_event,
@@ -267,12 +268,12 @@ def test_a_snapshot_published_while_failing_does_not_hold_the_tampered_head(path
     carries the held head forward, so restoring the log makes everything verify again."""
     published = snapshot_head(paths.serve_db).head
     segment = pipeline.event_log(paths).segments()[0]
-    original = segment.read_bytes()
+    original = segment_bytes(segment)
     modify_line(pipeline.event_log(paths))
     assert not pipeline.ingest(paths).verification.intact
     _publish_hand_made_marts(paths)
     assert snapshot_head(paths.serve_db).head == published
-    segment.write_bytes(original)
+    write_segment(segment, original)
     assert pipeline.ingest(paths).verification.intact
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.log_files import remove_segment, segment_bytes, write_segment
 from transform import pipeline
 from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
 from warehouse.events import ItemRegistered, hashed_content, make_event
@@ -51,11 +52,11 @@ def _segments(log: EventLog) -> list[Path]:
 
 
 def _lines(path: Path) -> list[bytes]:
-    return path.read_bytes().splitlines()
+    return segment_bytes(path).splitlines()
 
 
 def _write_lines(path: Path, lines: list[bytes]) -> None:
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    write_segment(path, b"".join(line + b"\n" for line in lines))
 
 
 def _rechain(name: str, events: list[dict]) -> list[bytes]:
@@ -163,12 +164,12 @@ def append_line_and_remove_seal(log):
 
 
 def delete_segment(log):
-    _segments(log)[1].unlink()
+    remove_segment(_segments(log)[1])
 
 
 def delete_segment_and_its_manifest_lines(log):
     seg = _segments(log)[1]
-    seg.unlink()
+    remove_segment(seg)
     _write_manifest(log, [r for r in _manifest(log) if r["segment"] != seg.name])
 
 
@@ -244,8 +245,7 @@ def rehash_and_forge_acceptance(log):
 
 def torn_garbage_on_sealed_segment(log):
     seg = _segments(log)[2]
-    with open(seg, "ab") as handle:
-        handle.write(b'{"event_id":"' + MARK.encode())
+    write_segment(seg, segment_bytes(seg) + b'{"event_id":"' + MARK.encode())
 
 
 def forged_signed_head(log):

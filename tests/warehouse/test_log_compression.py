@@ -1,0 +1,158 @@
+"""Sealed segments are stored zstd-compressed once ingest has loaded them (issue #26: the log was
+6 GB per million verdicts). Compression changes how a segment is stored, never what it holds:
+its name, lines, chain, seal and the log's head are the same, every reader sees the same bytes,
+and a kill at any point of it leaves one whole copy."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+import zstandard
+
+from ingest.pipeline import ingest_log
+from warehouse.events import ItemRegistered, make_event
+from warehouse.log import EventLog, compressed_path
+from warehouse.provenance import producer_for
+from warehouse.verify import verify_log
+
+PRODUCER = producer_for({"test": "log-compression"})
+
+
+def items(start: int, stop: int, run_id: str = "run-compress"):
+    body = " ".join(f"the report cites source {i % 23} for its claim" for i in range(60))
+    return [
+        make_event(
+            ItemRegistered(
+                item_id=f"item-{i}",
+                dataset_sha256="0" * 64,
+                position=i,
+                ground_truth_text=f"{i}: {body}",
+                anchors=[f"source {i % 23}"],
+                anchor_rule_version="1",
+            ),
+            run_id=run_id,
+            producer=PRODUCER,
+        )
+        for i in range(start, stop)
+    ]
+
+
+@pytest.fixture
+def root(tmp_path):
+    log = EventLog(tmp_path / "log")
+
+    def ingest(**kwargs):
+        return ingest_log(log, tmp_path / "warehouse.duckdb", tmp_path / "dlt", **kwargs)
+
+    def rows():
+        with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as con:
+            return con.execute(
+                "select count(*), count(distinct event_id) from raw.events"
+            ).fetchone()
+
+    return log, ingest, rows
+
+
+def append(log: EventLog, events) -> None:
+    with log.writer() as writer:
+        writer.append(events)
+
+
+def raw_lines(log: EventLog) -> list[tuple[str, int, bytes]]:
+    return [(raw.segment, raw.line_no, raw.data) for raw, _ in log.read()]
+
+
+def test_ingest_compresses_what_it_loaded_and_nothing_a_reader_sees_changes(root):
+    log, ingest, rows = root
+    append(log, items(0, 300))
+    append(log, items(300, 400, run_id="run-other"))
+    before = raw_lines(log)
+    head = log.head()
+    plain_bytes = sum(s.stat().st_size for s in log.segments())
+
+    result = ingest()
+
+    assert result.loaded_events == 400
+    assert result.compressed_segments == 2
+    segments = log.segments()
+    assert all(log.is_compressed(s) for s in segments)
+    assert [s.name for s in segments] == sorted({name for name, _, _ in before})
+    assert raw_lines(log) == before
+    assert log.head() == head
+    report = verify_log(log)
+    assert report.intact, report.problems
+    stored = sum(compressed_path(s).stat().st_size for s in segments)
+    assert stored * 4 < plain_bytes, (stored, plain_bytes)
+    assert rows() == (400, 400)
+
+
+def test_later_ingests_load_only_new_events_and_a_full_one_reads_the_compressed_log(root):
+    log, ingest, rows = root
+    append(log, items(0, 50))
+    ingest()
+    append(log, items(50, 80))
+    second = ingest()
+    assert (second.lines_read, second.loaded_events) == (30, 30)
+    assert ingest().lines_read == 0
+    assert ingest(full=True).lines_read == 80
+    assert rows() == (80, 80)
+
+
+def test_a_writer_opened_after_compression_still_skips_known_events(root):
+    log, ingest, _ = root
+    append(log, items(0, 20))
+    ingest()
+    with log.writer() as writer:
+        assert writer.append(items(0, 25)) == 5
+        assert writer.skipped_duplicates == 20
+
+
+def test_an_open_segment_is_never_compressed(root):
+    log, ingest, _ = root
+    with log.writer() as writer:
+        writer.append(items(0, 10))
+        ingest()  # the writer is alive: its segment is not sealed yet
+        (segment,) = log.segments()
+        assert not log.is_compressed(segment)
+    assert log.compress_sealed() == [segment.name]
+    assert log.is_compressed(segment)
+
+
+def test_a_kill_inside_compression_leaves_one_whole_copy(root):
+    log, _, _ = root
+    append(log, items(0, 40))
+    (segment,) = log.segments()
+    before = raw_lines(log)
+
+    # killed while writing the compressed copy: a hidden partial file, not a segment
+    partial = log.log_dir / f".{compressed_path(segment).name}.partial"
+    partial.write_bytes(b"half a frame")
+    assert log.segments() == [segment]
+    assert raw_lines(log) == before
+
+    # killed between the rename and the removal of the plain file: both stored, one segment
+    compressed_path(segment).write_bytes(zstandard.ZstdCompressor().compress(segment.read_bytes()))
+    assert log.segments() == [segment]
+    assert raw_lines(log) == before
+    assert verify_log(log).intact
+
+    assert log.compress_sealed() == [segment.name]
+    assert not segment.exists()
+    assert raw_lines(log) == before
+    assert verify_log(log).intact
+
+
+def test_a_damaged_compressed_segment_fails_verification_by_name(root):
+    log, ingest, _ = root
+    append(log, items(0, 40))
+    ingest()
+    (segment,) = log.segments()
+    stored = compressed_path(segment)
+    data = bytearray(stored.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    stored.write_bytes(bytes(data))
+
+    report = verify_log(log)
+
+    assert not report.intact
+    assert [p.segment for p in report.problems] == [segment.name]
