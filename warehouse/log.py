@@ -178,6 +178,26 @@ class RawLine:
     data: bytes  # without the trailing newline
 
 
+def tail_of(data: bytes) -> tuple[int, int] | None:
+    """(offset, size) of the bytes after the last newline of `data`, if any."""
+    cut = data.rfind(b"\n") + 1
+    return None if cut == len(data) else (cut, len(data) - cut)
+
+
+def lines_in(
+    segment_name: str, data: bytes, start_offset: int = 0, start_line: int = 1
+) -> Iterator[RawLine]:
+    """The complete lines of `data`, read from `start_offset` of the segment `segment_name`."""
+    position, line_no = 0, start_line
+    while True:
+        end = data.find(b"\n", position)
+        if end < 0:
+            return
+        yield RawLine(segment_name, line_no, start_offset + position, data[position:end])
+        position = end + 1
+        line_no += 1
+
+
 @dataclass(frozen=True)
 class TornTail:
     segment: str
@@ -289,15 +309,12 @@ class EventLog:
         with self.open_segment(segment) as handle:
             handle.seek(start_offset)
             data = handle.read()
-        offset, line_no, name = start_offset, start_line, segment.name
-        position = 0
-        while True:
-            end = data.find(b"\n", position)
-            if end < 0:
-                return
-            yield RawLine(name, line_no, offset + position, data[position:end])
-            position = end + 1
-            line_no += 1
+        return lines_in(segment.name, data, start_offset, start_line)
+
+    def segment_bytes(self, segment: Path) -> bytes:
+        """All of a segment's bytes (decompressed), for a reader that checks its tail too."""
+        with self.open_segment(segment) as handle:
+            return handle.read()
 
     def read(self, *, upcasted: bool = True) -> Iterator[tuple[RawLine, dict[str, Any]]]:
         for segment in self.segments():
@@ -330,16 +347,8 @@ class EventLog:
         return (0, size)
 
     def _compressed_tail(self, segment: Path) -> tuple[int, int] | None:
-        """A compressed segment was sealed whole, so a tail is bytes put there since; finding
-        one means decompressing it all (nothing else: no line is parsed)."""
-        size, cut = 0, 0
-        with self.open_segment(segment) as handle:
-            while block := handle.read(1 << 20):
-                newline = block.rfind(b"\n")
-                if newline >= 0:
-                    cut = size + newline + 1
-                size += len(block)
-        return None if cut == size else (cut, size - cut)
+        """A compressed segment was sealed whole, so a tail is bytes put there since."""
+        return tail_of(self.segment_bytes(segment))
 
     # --- writing --------------------------------------------------------------------------
 

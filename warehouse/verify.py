@@ -30,6 +30,8 @@ from warehouse.log import (
     ManifestCorrupt,
     SegmentUnreadable,
     genesis_sha256,
+    lines_in,
+    tail_of,
 )
 from warehouse.merkle import LogHead, head_of, leaf_hash
 
@@ -235,16 +237,18 @@ def _check_segment(log: EventLog, segment, seal, fast: bool) -> tuple[Problem | 
     lines = 0
     size = 0
     try:
-        for raw in log.iter_raw(segment):
-            lines += 1
-            size += len(raw.data) + 1
-            problem = _check_line(raw.data, expected_prev, fast)
-            if problem:
-                return Problem(segment.name, raw.line_no, *problem), lines
-            expected_prev = sha256_hex(raw.data)
-        tail = log.torn_tail(segment)
+        data = log.segment_bytes(segment)  # read once (decompressed once): lines and tail
     except SegmentUnreadable as exc:
         return Problem(segment.name, None, "unreadable", str(exc)), lines
+    for raw in lines_in(segment.name, data):
+        lines += 1
+        size += len(raw.data) + 1
+        problem = _check_line(raw.data, expected_prev, fast)
+        if problem:
+            return Problem(segment.name, raw.line_no, *problem), lines
+        expected_prev = sha256_hex(raw.data)
+    tail = tail_of(data)
+    del data
     if tail is not None:
         return Problem(
             segment.name, lines + 1, "torn line", f"{tail[1]} bytes without a final newline"
