@@ -258,7 +258,8 @@ class EventLog:
                     compressor = zstandard.ZstdCompressor(
                         level=COMPRESSION_LEVEL, write_checksum=True
                     )
-                    compressor.copy_stream(source, sink)
+                    # the size in the frame's header lets a whole read decompress in one call
+                    compressor.copy_stream(source, sink, size=segment.stat().st_size)
                     sink.flush()
                     os.fsync(sink.fileno())
                 os.replace(partial, target)
@@ -306,13 +307,28 @@ class EventLog:
         self, segment: Path, start_offset: int = 0, start_line: int = 1
     ) -> Iterator[RawLine]:
         """Complete lines only: bytes after the last newline are a torn write, never yielded."""
-        with self.open_segment(segment) as handle:
-            handle.seek(start_offset)
-            data = handle.read()
+        if start_offset == 0:
+            data = self.segment_bytes(segment)
+        else:
+            with self.open_segment(segment) as handle:
+                handle.seek(start_offset)
+                data = handle.read()
         return lines_in(segment.name, data, start_offset, start_line)
 
     def segment_bytes(self, segment: Path) -> bytes:
         """All of a segment's bytes (decompressed), for a reader that checks its tail too."""
+        try:
+            return segment.read_bytes()
+        except FileNotFoundError:
+            pass
+        stored = compressed_path(segment).read_bytes()
+        try:
+            if zstandard.frame_content_size(stored) > 0:
+                # the frame states its size (compress_sealed writes it): one call, no stream,
+                # about twice as fast
+                return zstandard.ZstdDecompressor().decompress(stored)
+        except zstandard.ZstdError as exc:
+            raise SegmentUnreadable(segment, str(exc)) from None
         with self.open_segment(segment) as handle:
             return handle.read()
 
