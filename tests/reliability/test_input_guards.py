@@ -261,10 +261,10 @@ def built_home(tmp_path_factory) -> Path:
 
 def damage(path: Path, how: str) -> None:
     size = path.stat().st_size
-    if how == "overwritten":  # the middle half of the file, so the blocks a query reads are hit
+    if how == "overwritten":  # every block after DuckDB's three 4 KiB headers: a query's are hit
         with path.open("r+b") as file:
-            file.seek(size // 4)
-            file.write(b"\xde\xad\xbe\xef" * (size // 8))
+            file.seek(3 * 4096)
+            file.write(b"\xde\xad\xbe\xef" * ((size - 3 * 4096) // 4))
     else:
         os.truncate(path, size // 2)
 
