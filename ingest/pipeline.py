@@ -78,7 +78,7 @@ class IngestResult:
     upcasted: int = 0
     set_aside_rows: int = 0  # rows of segments that failed verification, removed
     duplicates_removed: int = 0  # rows an interrupted earlier load had inserted twice
-    compressed_segments: int = 0  # sealed segments stored compressed after this load
+    compressed_segments: int = 0  # sealed segments stored compressed after this load (transform)
     oversized: int = 0  # of `quarantined`: events over the byte window (ingest/budget.py)
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
     recovery: Recovery = field(default_factory=Recovery)  # what a killed ingest had left
@@ -619,8 +619,6 @@ def ingest_log(
         result.duplicates_removed += _dedupe_events(warehouse_db)
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
-        # Loaded, so only lineage and rebuilds read them again: stored compressed from now on
-        result.compressed_segments = len(log.compress_sealed(skip=skip))
     return result
 
 

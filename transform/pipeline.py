@@ -22,6 +22,7 @@ from warehouse.log_trust import (
 from warehouse.paths import BenchPaths
 from warehouse.provenance import git_sha
 from warehouse.publish import publish_snapshot, table_checksums
+from warehouse.verify import VerifyReport
 
 
 def event_log(paths: BenchPaths) -> EventLog:
@@ -48,7 +49,21 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
         purge_segments=report.failed_segments,
     )
     result.verification = report
+    result.compressed_segments = compress_verified(paths, log, report)
     return result
+
+
+def compress_verified(paths: BenchPaths, log: EventLog, report: VerifyReport) -> int:
+    """Store the sealed segments just verified and loaded compressed, then trust the head that
+    holds their `compress` records (EventLog.compress_sealed): only after an intact
+    verification, so a later fast verification that takes a compressed file by its recorded
+    digest relies on a record a trusted head already covers."""
+    if not report.intact:
+        return 0
+    compressed = log.compress_sealed()
+    if compressed:
+        record_head(paths, log.head(), "compressed")
+    return len(compressed)
 
 
 def has_events(paths: BenchPaths) -> bool:
@@ -170,6 +185,7 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
             event_log(paths), fresh_db, fresh_dlt, full=True, purge_segments=report.failed_segments
         )
         result.verification = report
+        result.compressed_segments = compress_verified(paths, event_log(paths), report)
         build(paths, warehouse_db=fresh_db)
         before = _checksums_or_nothing(paths.warehouse_db)
         after = table_checksums(fresh_db)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -158,6 +159,14 @@ def compressed_path(segment: Path) -> Path:
     return segment.with_name(segment.name + COMPRESSED_SUFFIX)
 
 
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def genesis_sha256(segment_name: str) -> str:
     return sha256_hex(f"genesis\x1f{segment_name}")
 
@@ -243,31 +252,60 @@ class EventLog:
 
     def compress_sealed(self, skip: Iterable[str] = ()) -> list[str]:
         """Compress every sealed segment still stored plain, but those in `skip`; returns their
-        names. Written aside, fsynced and renamed before the plain file goes (see the module's
-        docstring); a compressed copy left by a killed call is kept and the plain file removed."""
-        seals = self.manifest()
+        names. Ingest calls this right after verifying and loading the log, with the segments
+        that failed as `skip`: a `compress` MANIFEST record then vouches that the compressed
+        file (its sha256) holds the bytes just verified, so a later fast verification can check
+        that file's digest instead of every line (`compressions`). Written aside, fsynced and
+        renamed, then recorded, then the plain file removed: a kill at any point leaves one whole
+        copy, and the next call finishes the job."""
+        records = self.manifest_records()
+        seals = {r.record["segment"] for r in records if r.op == "seal"}
+        recorded = self.compressions(records)
         skipped = set(skip)
         done: list[str] = []
         for segment in self.segments():
             if segment.name in skipped or segment.name not in seals or not segment.exists():
                 continue
             target = compressed_path(segment)
-            if not target.exists():
-                partial = self.log_dir / f".{target.name}.partial"
-                with open(segment, "rb") as source, open(partial, "wb") as sink:
-                    compressor = zstandard.ZstdCompressor(
-                        level=COMPRESSION_LEVEL, write_checksum=True
+            record = recorded.get(segment.name)
+            if record is None:
+                self._compress(segment, target)
+                with self._manifest_lock():
+                    self._append_record(
+                        {
+                            "op": "compress",
+                            "segment": segment.name,
+                            "sha256": file_sha256(target),
+                            "bytes": target.stat().st_size,
+                        }
                     )
-                    # the size in the frame's header lets a whole read decompress in one call
-                    compressor.copy_stream(source, sink, size=segment.stat().st_size)
-                    sink.flush()
-                    os.fsync(sink.fileno())
-                os.replace(partial, target)
-                _fsync_dir(self.log_dir)
+            elif not target.exists() or file_sha256(target) != record["sha256"]:
+                continue  # not the file the record vouches for: the plain one stays, verify reports
             segment.unlink()
             _fsync_dir(self.log_dir)
             done.append(segment.name)
         return done
+
+    def _compress(self, segment: Path, target: Path) -> None:
+        partial = self.log_dir / f".{target.name}.partial"
+        with open(segment, "rb") as source, open(partial, "wb") as sink:
+            compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL, write_checksum=True)
+            # the size in the frame's header lets a whole read decompress in one call
+            compressor.copy_stream(source, sink, size=segment.stat().st_size)
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.replace(partial, target)
+        _fsync_dir(self.log_dir)
+
+    @staticmethod
+    def compressions(records: list[ManifestRecord]) -> dict[str, dict[str, Any]]:
+        """The `compress` record of each compressed segment: the first one (a later record for
+        the same segment vouches for nothing; the head check catches an edited earlier one)."""
+        first: dict[str, dict[str, Any]] = {}
+        for r in records:
+            if r.op == "compress":
+                first.setdefault(r.record["segment"], r.record)
+        return first
 
     @property
     def manifest_path(self) -> Path:

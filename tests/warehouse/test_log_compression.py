@@ -9,9 +9,12 @@ import duckdb
 import pytest
 import zstandard
 
-from ingest.pipeline import ingest_log
+from tests.log_files import segment_bytes
+from transform import pipeline
 from warehouse.events import ItemRegistered, make_event
 from warehouse.log import EventLog, compressed_path
+from warehouse.log_trust import last_trusted_head
+from warehouse.paths import BenchPaths
 from warehouse.provenance import producer_for
 from warehouse.verify import verify_log
 
@@ -39,13 +42,14 @@ def items(start: int, stop: int, run_id: str = "run-compress"):
 
 @pytest.fixture
 def root(tmp_path):
-    log = EventLog(tmp_path / "log")
+    paths = BenchPaths.from_env(tmp_path / "home").ensure()
+    log = pipeline.event_log(paths)
 
     def ingest(**kwargs):
-        return ingest_log(log, tmp_path / "warehouse.duckdb", tmp_path / "dlt", **kwargs)
+        return pipeline.ingest(paths, **kwargs)
 
     def rows():
-        with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as con:
+        with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
             return con.execute(
                 "select count(*), count(distinct event_id) from raw.events"
             ).fetchone()
@@ -78,7 +82,10 @@ def test_ingest_compresses_what_it_loaded_and_nothing_a_reader_sees_changes(root
     assert all(log.is_compressed(s) for s in segments)
     assert [s.name for s in segments] == sorted({name for name, _, _ in before})
     assert raw_lines(log) == before
-    assert log.head() == head
+    # the MANIFEST gained one `compress` record a segment, and that head is the trusted one
+    after = log.head()
+    assert (after.size, after.events) == (head.size + 2, head.events)
+    assert last_trusted_head(BenchPaths.from_env(log.log_dir.parent)) == after
     report = verify_log(log)
     assert report.intact, report.problems
     stored = sum(compressed_path(s).stat().st_size for s in segments)
@@ -141,6 +148,13 @@ def test_a_kill_inside_compression_leaves_one_whole_copy(root):
     assert raw_lines(log) == before
     assert verify_log(log).intact
 
+    # killed after the `compress` record, before the plain file went: only that is left to do
+    write_plain_copy(segment, before)
+    records = len(log.manifest_records())
+    assert log.compress_sealed() == [segment.name]
+    assert len(log.manifest_records()) == records
+    assert not segment.exists() and raw_lines(log) == before
+
 
 def test_a_damaged_compressed_segment_fails_verification_by_name(root):
     log, ingest, _ = root
@@ -156,3 +170,31 @@ def test_a_damaged_compressed_segment_fails_verification_by_name(root):
 
     assert not report.intact
     assert [p.segment for p in report.problems] == [segment.name]
+
+
+def write_plain_copy(segment, lines) -> None:
+    segment.write_bytes(b"".join(data + b"\n" for _, _, data in lines))
+
+
+def test_a_fast_verification_takes_a_recorded_compressed_file_by_its_digest(root, monkeypatch):
+    log, ingest, _ = root
+    append(log, items(0, 40))
+    ingest()
+    (segment,) = log.segments()
+    with monkeypatch.context() as patched:
+        patched.setattr(EventLog, "segment_bytes", _never_read)
+        assert verify_log(log, fast=True).intact  # by digest: no line read
+        with pytest.raises(AssertionError, match="read"):
+            verify_log(log)  # the full check reads every line
+
+    # the compressed file replaced by another that decompresses fine: not the recorded digest,
+    # so its lines are read and checked, and the edit is found
+    edited = segment_bytes(segment).replace(b"cites source 1 ", b"cites source 9 ", 1)
+    compressed_path(segment).write_bytes(zstandard.ZstdCompressor().compress(edited))
+    report = verify_log(log, fast=True)
+    assert not report.intact
+    assert [p.segment for p in report.problems] == [segment.name]
+
+
+def _never_read(self, segment):
+    raise AssertionError(f"read {segment.name}")
