@@ -607,9 +607,12 @@ class _IdScan:
             if start and start >= seals.get(segment.name, {}).get("bytes", start + 1):
                 continue  # read to its sealed end: nothing can follow (and no decompressing)
             try:
-                with self.log.open_segment(segment) as handle:
-                    handle.seek(start)
-                    data = handle.read()
+                if start == 0:
+                    data = self.log.segment_bytes(segment)  # one-call decompression
+                else:
+                    with self.log.open_segment(segment) as handle:
+                        handle.seek(start)
+                        data = handle.read()
             except FileNotFoundError:
                 continue
             end = data.rfind(b"\n") + 1  # a torn or half-written tail is read next time
