@@ -36,6 +36,7 @@ REPORT_IS_SNAPSHOT = "a report's figures and log head are the snapshot's"
 SQL_IS_SNAPSHOT = "bench sql counts the snapshot's rows"
 STATUS_IS_DATA_ROOT = "bench status reports the warehouse's events and the data root's bytes"
 PLAN_NAMES_THE_RUN = "bench plan draco names the run bench run draco wrote"
+STORED_COMPRESSED = "an ingest that ran to the end leaves every sealed segment compressed"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -437,3 +438,11 @@ def plan_problems(plan_output: str, log: LogView) -> list[str]:
     if run_id not in started:
         return [f"the plan names run {run_id}, which the log never started"]
     return []
+
+
+def plain_sealed_segments(log_dir: Path) -> list[str]:
+    """Sealed segments still stored plain: after an intact ingest that ran to the end, none
+    (transform.pipeline.compress_verified; no sequence tampers, so every verification is)."""
+    log = EventLog(log_dir)
+    sealed = log.manifest()
+    return [s.name for s in log.segments() if s.name in sealed and not log.is_compressed(s)]

@@ -211,6 +211,7 @@ class World:
         self.typical_s = dict(TYPICAL_S)
         self.imports: list[Command] = []  # import commands given so far (a user repeats one)
         self.file_counter = 0
+        self.compressed_checks = 0  # steps after which every sealed segment had to be compressed
         # what the snapshot invariant remembers: marts after each successful build
         self.good_builds: list[Checksums] = []
         self.published_last_build = False
@@ -353,6 +354,10 @@ class World:
         self._violate(step, invariants.RAW_ONCE, raw_problems)
         self._violate(step, invariants.STAGING_UNIQUE, staging)
         self._violate(step, invariants.ONE_TERMINAL, invariants.terminal_units(self.log))
+        if command.ingests and outcome.ok:
+            plain = invariants.plain_sealed_segments(self.home / "log")
+            self._violate(step, invariants.STORED_COMPRESSED, plain)
+            self.compressed_checks += 1
 
         raw_rows = sum(raw.values()) if raw else 0
         built = outcome.ok and (command.builds or command.argv[0] == "rebuild")

@@ -291,3 +291,16 @@ def test_a_plan_naming_a_run_the_log_never_started_is_caught():
     assert invariants.plan_problems('{"totals": {}}', log)[0].startswith(
         "bench plan draco --json printed no run id"
     )
+
+
+def test_a_sealed_segment_left_plain_is_caught_and_a_compressed_one_is_not(tmp_path):
+    from tests.warehouse.test_log_compression import items
+
+    log = EventLog(tmp_path / "log")
+    with log.writer() as writer:
+        writer.append(items(0, 5))
+        (open_segment,) = log.segments()
+        assert invariants.plain_sealed_segments(log.log_dir) == []  # open: not sealed yet
+    assert invariants.plain_sealed_segments(log.log_dir) == [open_segment.name]
+    log.compress_sealed()
+    assert invariants.plain_sealed_segments(log.log_dir) == []

@@ -21,8 +21,9 @@ from warehouse.verify import verify_log
 PRODUCER = producer_for({"test": "log-compression"})
 
 
-def items(start: int, stop: int, run_id: str = "run-compress"):
-    body = " ".join(f"the report cites source {i % 23} for its claim" for i in range(60))
+def items(start: int, stop: int, run_id: str = "run-compress", *, sentences: int = 60):
+    """Events with a long, repetitive English body (~44 bytes a sentence), as reports are."""
+    body = " ".join(f"the report cites source {i % 23} for its claim" for i in range(sentences))
     return [
         make_event(
             ItemRegistered(
