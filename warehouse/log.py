@@ -18,7 +18,7 @@ before it reads the log for what is done (`EventLog.run_lock`; the run kernel do
 process can run a unit between its read and its last event; the writer's own check that the run
 did not grow since it opened is the safety net for writers that read without the lock.
 
-Compression: `bench ingest` compresses every sealed segment it loaded (`compress_sealed`), about
+Compression: an intact `bench ingest` compresses every sealed segment it loaded (`compress_sealed`), about
 9x on this project's events. The segment keeps its name, lines, chain and seal; `open_segment`
 reads either form, so every reader, `bench verify` included, sees the same bytes. The compressed
 file is written aside, fsynced and renamed before the plain one is removed: a kill at any point
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import secrets
@@ -47,7 +46,7 @@ from typing import Any, BinaryIO
 
 import zstandard
 
-from warehouse.canonical import canonical_json, canonical_sha256, sha256_hex
+from warehouse.canonical import canonical_json, canonical_sha256, file_sha256, sha256_hex
 from warehouse.events import Envelope, hashed_content
 from warehouse.merkle import LogHead, head_of, leaf_hash
 from warehouse.scrub import Scrubber
@@ -159,14 +158,6 @@ def compressed_path(segment: Path) -> Path:
     return segment.with_name(segment.name + COMPRESSED_SUFFIX)
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def genesis_sha256(segment_name: str) -> str:
     return sha256_hex(f"genesis\x1f{segment_name}")
 
@@ -250,21 +241,20 @@ class EventLog:
     def is_compressed(self, segment: Path) -> bool:
         return not segment.exists() and compressed_path(segment).exists()
 
-    def compress_sealed(self, skip: Iterable[str] = ()) -> list[str]:
-        """Compress every sealed segment still stored plain, but those in `skip`; returns their
-        names. Ingest calls this right after verifying and loading the log, with the segments
-        that failed as `skip`: a `compress` MANIFEST record then vouches that the compressed
-        file (its sha256) holds the bytes just verified, so a later fast verification can check
-        that file's digest instead of every line (`compressions`). Written aside, fsynced and
+    def compress_sealed(self) -> list[str]:
+        """Compress every sealed segment still stored plain; returns their names. Called right
+        after an intact verification and load (transform.pipeline.compress_verified): a
+        `compress` MANIFEST record then vouches that the compressed file (its sha256) holds the
+        bytes just verified, so a later fast verification can check that file's digest instead
+        of every line (`compressions`). Written aside, fsynced and
         renamed, then recorded, then the plain file removed: a kill at any point leaves one whole
         copy, and the next call finishes the job."""
         records = self.manifest_records()
         seals = {r.record["segment"] for r in records if r.op == "seal"}
         recorded = self.compressions(records)
-        skipped = set(skip)
         done: list[str] = []
         for segment in self.segments():
-            if segment.name in skipped or segment.name not in seals or not segment.exists():
+            if segment.name not in seals or not segment.exists():
                 continue
             target = compressed_path(segment)
             record = recorded.get(segment.name)

@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from warehouse.canonical import canonical_sha256, sha256_hex
+from warehouse.canonical import canonical_sha256, file_sha256, sha256_hex
 from warehouse.events import hashed_content
 from warehouse.log import (
     MANIFEST_NAME,
@@ -33,7 +33,6 @@ from warehouse.log import (
     ManifestCorrupt,
     SegmentUnreadable,
     compressed_path,
-    file_sha256,
     genesis_sha256,
     lines_in,
     tail_of,
