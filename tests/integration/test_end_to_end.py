@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from tests.bench_cli import BenchResult, run_bench
 from tests.log_files import segment_bytes, write_segment
 from warehouse.log import EventLog
 from warehouse.publish import table_checksums
 
 pytestmark = pytest.mark.slow
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 REFERENCE = {  # methodology.md §4.2: F1 / precision / recall / accuracy, upstream README
     "trafilatura": (0.958, 0.938, 0.978, 0.293),
     "readability-lxml": (0.922, 0.913, 0.931, 0.315),
@@ -25,21 +23,8 @@ REFERENCE = {  # methodology.md §4.2: F1 / precision / recall / accuracy, upstr
 }
 
 
-def bench(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [BENCH, *args], capture_output=True, text=True, env={**_env(), "BENCH_HOME": str(home)}
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"bench {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
-        )
-    return proc
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
+def bench(home: Path, *args: str, check: bool = True) -> BenchResult:
+    return run_bench(home, *args, check=check)
 
 
 def marts(home: Path, sql: str, params=None):
@@ -103,13 +88,20 @@ def test_rescore_changes_composites_without_running_any_engine(reference_home, m
     before = dict(
         marts(reference_home, "select system, composite from marts.extraction_leaderboard")
     )
-    # Any engine call would need the engines importable; make them fail loudly if touched.
-    proc = subprocess.run(
-        [sys.executable, "-c", _RESCORE_WITHOUT_ENGINES, str(reference_home)],
-        capture_output=True,
-        text=True,
+    # Every engine's extract() is a tripwire for this in-process rescore: no engine may run.
+    from collectors.extraction import engines
+
+    def tripwire(*_args, **_kwargs):
+        raise AssertionError("an engine was invoked during rescore")
+
+    for engine in engines.ENGINES.values():
+        monkeypatch.setattr(engine, "extract", tripwire)
+    bench(
+        reference_home,
+        "rescore",
+        "--weights",
+        "completeness=1,success=0,f1=0,latency=0,throughput=0",
     )
-    assert proc.returncode == 0, proc.stderr
     after = marts(
         reference_home,
         "select system, composite, w_completeness, w_success, w_f1, w_latency, w_throughput "
@@ -126,21 +118,6 @@ def test_rescore_changes_composites_without_running_any_engine(reference_home, m
     assert dict(
         marts(reference_home, "select system, composite from marts.extraction_leaderboard")
     ) == (pytest.approx(before))
-
-
-# Runs the real CLI in-process with every engine's extract() replaced by a tripwire.
-_RESCORE_WITHOUT_ENGINES = """
-import sys
-from collectors.extraction import engines
-def tripwire(*a, **k):
-    raise SystemExit("an engine was invoked during rescore")
-for engine in engines.ENGINES.values():
-    engine.extract = tripwire
-sys.argv = ["bench", "rescore", "--weights",
-            "completeness=1,success=0,f1=0,latency=0,throughput=0", "--home", sys.argv[1]]
-from bench.cli import main
-main()
-"""
 
 
 def test_rebuild_from_the_log_gives_identical_marts(reference_home):

@@ -9,13 +9,13 @@ Then `bench rebuild` (a fresh warehouse from the log, full builds) must give ide
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from tests.bench_cli import run_bench
 from warehouse.log import EventLog
 from warehouse.publish import table_checksums
 
@@ -27,20 +27,10 @@ for path in (HERE.parent / "dbt_draco", HERE.parent / "dbt"):
 from draco_fixture import build_fixture  # noqa: E402
 
 pytestmark = pytest.mark.slow
-BENCH = str(Path(sys.executable).with_name("bench"))
 
 
 def bench(home: Path, *args: str) -> str:
-    import os
-
-    proc = subprocess.run(
-        [BENCH, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_HOME": str(home)},
-    )
-    assert proc.returncode == 0, f"bench {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout + proc.stderr
+    return run_bench(home, *args).output
 
 
 def _appends(events):
