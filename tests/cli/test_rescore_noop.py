@@ -4,29 +4,20 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.bench_cli import BenchResult, run_bench
+
 pytestmark = pytest.mark.slow
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 DEFAULT_WEIGHTS = "completeness=0.4,success=0.3,f1=0.2,latency=0.05,throughput=0.05"
 
 
-def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [BENCH, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"},
-    )
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    return proc
+def bench(home: Path, *args: str) -> BenchResult:
+    return run_bench(home, *args, env={"COLUMNS": "200"})
 
 
 def built_files(home: Path) -> dict[str, int]:

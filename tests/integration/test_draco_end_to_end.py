@@ -6,30 +6,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from tests.bench_cli import BenchResult, run_bench
 from tests.fakes.research_fake import FakeResearchServer
 from tests.qa.llm_fake import FakeLlmServer
 
 pytestmark = pytest.mark.slow
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 EXA_KEY = "sk-canary-draco-e2e-exa-5d1c"
 JUDGE_KEY = "sk-canary-draco-e2e-judge-88aa"
 
 
-def bench(home: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [BENCH, *args], capture_output=True, text=True, env={**env, "BENCH_HOME": str(home)}
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"bench {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
-    return proc
+def bench(home: Path, *args: str, env: dict[str, str]) -> BenchResult:
+    return run_bench(home, *args, env=env)
 
 
 def verdict(prompt: str) -> str:

@@ -12,28 +12,24 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from collectors.draco.dataset import load_draco
+from tests.bench_cli import BenchResult, run_bench
 from warehouse.log import EventLog
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 # collectors.user_text.MAX_TEXT_BYTES, written out: the messages print it, and this file also
 # runs against the code from before the limit existed
 MAX_TEXT_BYTES = 1024 * 1024
 DRACO_RUN = ["run", "draco", "--systems", "local-rag", "--judge", "offline", "--samples", "1"]
 
 
-def bench(home: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCH_HOME": str(home), "RUNTIME__DLTHUB_TELEMETRY": "false"}
-    env["COLUMNS"] = "400"  # rich wraps at 80 otherwise: messages and paths stay on one line
-    return subprocess.run(
-        [BENCH, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
-    )
+def bench(home: Path, *args: str, cwd: Path) -> BenchResult:
+    # rich wraps at 80 otherwise: messages and paths stay on one line
+    return run_bench(home, *args, cwd=cwd, env={"COLUMNS": "400"}, check=False)
 
 
 def event_ids(home: Path) -> list[str]:

@@ -14,16 +14,15 @@ test that rebuilds for real is marked slow.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from bench.status import status_rows
+from tests.bench_cli import BenchResult, run_bench
 from tests.log_files import segment_bytes, write_segment
 from tests.reliability.test_tamper import (
     MARK,
@@ -52,12 +51,9 @@ from warehouse.publish import table_checksums
 from warehouse.signing import generate_key
 from warehouse.verify import verify_log
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 
-
-def bench(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200", **env}
-    return subprocess.run([BENCH, *args], capture_output=True, text=True, env=environment)
+def bench(home: Path, *args: str, **env: str) -> BenchResult:
+    return run_bench(home, *args, env={"COLUMNS": "200", **env}, check=False)
 
 
 def rewrite_the_whole_log(log: EventLog) -> LogHead:

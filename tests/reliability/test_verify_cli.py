@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.bench_cli import BenchResult, run_bench
 from tests.reliability.test_run_lock import item_event
 from tests.reliability.test_tamper import full_rehash
 from warehouse.log import EventLog
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 
-
-def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BENCH_HOME": str(home)}
-    return subprocess.run([BENCH, *args], capture_output=True, text=True, env=env)
+def bench(home: Path, *args: str) -> BenchResult:
+    return run_bench(home, *args, check=False)
 
 
 def test_verify_since_accept_and_status(tmp_path):
