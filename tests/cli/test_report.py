@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pytest
 import yaml
 
 from bench.report import figures
+from tests.bench_cli import BenchResult, run_bench
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "app"))
@@ -53,14 +53,8 @@ def home(tmp_path: Path, real_source: RealSnapshot) -> Path:
     return home
 
 
-def bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO_ROOT,
-    )
+def bench(*args: str) -> BenchResult:
+    return run_bench(None, *args, cwd=REPO_ROOT, check=False)
 
 
 def build_report(home: Path, out: Path) -> str:
