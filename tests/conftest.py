@@ -80,3 +80,18 @@ def _cost_rank(item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_cost_rank)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print what the sequence test tried (tests/sequences/test_sequences.py) at the end of the
+    run. Here, in the root conftest, because under xdist only the controller prints and it loads
+    this conftest alone: a worker's output is not shown, so the summary travels as a user
+    property of the test's report."""
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, value in getattr(report, "user_properties", ()):
+                if name == "sequence summary":
+                    terminalreporter.write_sep("-", f"{report.nodeid}")
+                    terminalreporter.write_line(str(value))

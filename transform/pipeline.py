@@ -7,10 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from ingest.pipeline import IngestResult, ingest_log
 from transform.dbt_build import dbt_build, mark_published, models_built_since_publish
 from transform.dbt_runner import NodeProgress
-from transform.state import CARRIED_BY_REBUILD, load_scoring_vars, unpublished_file
+from transform.state import (
+    CARRIED_BY_REBUILD,
+    load_scoring_vars,
+    project_fingerprint,
+    unpublished_file,
+)
 from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,
@@ -128,11 +135,25 @@ def publish(paths: BenchPaths) -> list[str]:
         paths.serve_db,
         metadata,
         changed=models_built_since_publish(paths.warehouse_db),
+        generation=_publish_generation(paths),
     )
     mark_published(paths.warehouse_db)
     if is_current:
         record_head(paths, head, "published")
     return tables
+
+
+def _publish_generation(paths: BenchPaths) -> str:
+    """What decides a published row besides the events it comes from: the models, the code that
+    loaded the events (its upcasters), and the warehouse they were loaded into (a rebuild makes
+    a new one, named by its first load). The snapshot adds new rows to parts of the same
+    generation only (warehouse/publish.py)."""
+    try:
+        with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+            first_load = con.execute("select min(_dlt_load_id) from raw.events").fetchone()[0]
+    except duckdb.Error:
+        first_load = None
+    return f"{project_fingerprint()}:{git_sha()}:{first_load}"
 
 
 def publish_pending(paths: BenchPaths) -> bool:

@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from tests.bench_cli import run_bench
+from warehouse import publish
 from warehouse.log import EventLog
 from warehouse.publish import table_checksums
 
@@ -33,6 +34,15 @@ def bench(home: Path, *args: str) -> str:
     return run_bench(home, *args).output
 
 
+def parts_of(home: Path) -> dict[str, list[str]]:
+    with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
+        rows = con.execute("select table_name, path from main._publish_parts order by rowid")
+        parts: dict[str, list[str]] = {}
+        for table, path in rows.fetchall():
+            parts.setdefault(table, []).append(path)
+        return parts
+
+
 def _appends(events):
     retries = [
         e
@@ -47,18 +57,24 @@ def _appends(events):
     return [rest[:half], rest[half:], retries]
 
 
-def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path):
+def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path, monkeypatch):
+    # every mart a Parquet part: dim_events is then published by increments (warehouse/publish.py)
+    monkeypatch.setattr(publish, "PART_MIN_ROWS", 1)
     fixture = build_fixture()
     appends = _appends(fixture.events)
     assert all(appends) and len(appends[-1]) > 5  # the retries exist and come last
     home = tmp_path / "home"
     log = EventLog(home / "log")
-    counts = []
+    counts, event_parts = [], []
     for batch in appends:
         with log.writer() as writer:
             writer.append(batch)
         bench(home, "ingest")
         bench(home, "build")
+        bench(home, "publish")
+        # the snapshot holds the build, dim_events as one more part per publish
+        assert table_checksums(home / "serve.duckdb") == table_checksums(home / "warehouse.duckdb")
+        event_parts.append(len(parts_of(home)["marts.dim_events"]))
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
             counts.append(
                 con.execute(
@@ -71,6 +87,7 @@ def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path)
             ).fetchone()[0]
     # every append is its own ingest batch, kept apart by the incremental staging table
     assert [batches for _, batches in counts] == [1, 2, 3]
+    assert event_parts == [1, 2, 3]
     assert counts[-1][0] == len(fixture.events)
     assert retried == len(appends[-1])  # the retries replaced the attempts they supersede
 
@@ -80,3 +97,6 @@ def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path)
     )
     bench(home, "rebuild")
     assert table_checksums(home / "warehouse.duckdb") == incremental
+    # a rebuilt warehouse is a new generation: its events are published whole, as one part
+    assert len(parts_of(home)["marts.dim_events"]) == 1
+    assert table_checksums(home / "serve.duckdb") == incremental

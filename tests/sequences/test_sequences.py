@@ -12,7 +12,7 @@ A broken invariant ends its sequence and fails the test, naming the step and pri
 commands that led there. A violation of a product bug still open is listed in `KNOWN_BUGS`
 (the invariant and the bug, nothing wider): it is reported in the summary, not failed on.
 The summary (sequences, steps by rule, kills, fresh-rebuild comparisons, time) is recorded as
-a user property and printed at the end of the pytest run (tests/sequences/conftest.py).
+a user property and printed at the end of the pytest run (tests/conftest.py).
 """
 
 from __future__ import annotations
