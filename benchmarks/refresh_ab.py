@@ -53,6 +53,13 @@ def run(home: Path, tree: Path | None, *args: str) -> tuple[float, float, float]
             os.environ["PYTHONPATH"] = saved
 
 
+def raw_events(home: Path) -> int:
+    import duckdb
+
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return con.execute("select count(*) from raw.events").fetchone()[0]
+
+
 def snapshot_mb(home: Path) -> float:
     files = [home / "serve.duckdb", *(home / "serve.parts").glob("*")]
     return sum(f.stat().st_size for f in files if f.is_file()) / 1e6
@@ -77,12 +84,17 @@ def main() -> None:
     figures: dict[tuple[int, str, str], tuple[float, float, float]] = {}
     for round_ in range(1, args.rounds + 1):
         for name, home in homes.items():
-            # duplicates are skipped by the writer: round k's call adds its own 1,000 verdicts
-            append_rejudge(home, APPENDED * round_)
+            # the writer skips duplicates: round k's call adds its own 1,000 verdicts (the first
+            # 1,000 are scale.py's own +1,000, already in a root it kept)
+            before = raw_events(home)
+            append_rejudge(home, APPENDED * (round_ + 1))
             for step in STEPS:
                 figures[(round_, name, step)] = run(home, trees[name], step)
             total = sum(figures[(round_, name, s)][0] for s in STEPS)
-            print(f"round {round_}, {name}: +{APPENDED:,} refresh {total:.1f} s", flush=True)
+            added = raw_events(home) - before
+            print(f"round {round_}, {name}: +{added:,} events, refresh {total:.1f} s", flush=True)
+            if added != APPENDED:
+                raise SystemExit(f"expected {APPENDED:,} new events, loaded {added:,}")
 
     load = os.getloadavg()[0]
     print(f"\n+{APPENDED:,} events: wall (CPU), peak RSS; load average {load:.2f} at the end")
