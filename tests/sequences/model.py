@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from tests.imports.inspect_log_file import write_inspect_log
 from tests.sequences import files, invariants
 from tests.sequences.invariants import Checksums, LogView
-from tests.sequences.runner import Outcome, kill_bench, run_bench
+from tests.sequences.runner import Outcome, check_bench, kill_bench, run_bench
 from warehouse.log import EventLog
 
 T = TypeVar("T")
@@ -409,7 +409,7 @@ class World:
             )
         if command.argv[:2] == ["run", "draco"] and outcome.ok:
             options = [a for a in command.argv[2:] if a != "--no-score"]
-            plan = run_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
+            plan = check_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
             self._violate(
                 step,
                 invariants.PLAN_NAMES_THE_RUN,
@@ -417,7 +417,7 @@ class World:
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
             )
-        verify = run_bench(self.home, ["verify"], self.files_dir)
+        verify = check_bench(self.home, ["verify"], self.files_dir)
         if not verify.ok:
             self._violate(
                 step, invariants.VERIFY_PASSES, [f"rc {verify.returncode}: {verify.tail(4)}"]

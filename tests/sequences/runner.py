@@ -1,4 +1,5 @@
 """Run `bench` as a user does: a subprocess against the sequence's data root; or kill -9 it.
+The checks between steps run theirs in this process (`check_bench`).
 
 A kill sends SIGKILL to the command's whole process group (bench and the dbt it starts), as
 a crash, the OOM killer or a closed session does: killing bench alone would leave its dbt
@@ -68,6 +69,18 @@ def run_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
             argv, -1, f"{out}\n(timed out after {COMMAND_TIMEOUT_S} s)", COMMAND_TIMEOUT_S
         )
     return Outcome(argv, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - started)
+
+
+def check_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
+    """A command the checks run between steps (the fresh-rebuild oracle, `verify`, `plan`), not
+    a step of the user's: in this process (tests/bench_cli.py), which pays dbt's import and
+    parse once instead of once per check."""
+    from tests.bench_cli import run_bench as run_in_process
+
+    started = time.monotonic()
+    env = {k: v for k, v in bench_env(home).items() if k != "BENCH_HOME"}
+    result = run_in_process(home, *argv, env=env, cwd=cwd, check=False)
+    return Outcome(argv, result.returncode, result.output, time.monotonic() - started)
 
 
 def kill_bench(home: Path, argv: list[str], cwd: Path, after_s: float) -> Outcome:
