@@ -54,6 +54,7 @@ from warehouse.upcasters import upcast
 
 SEGMENT_SUFFIX = ".jsonl"
 COMPRESSED_SUFFIX = ".zst"
+ID_INDEX_SUFFIX = ".ids.zst"  # beside a compressed segment: its event and run ids
 # zstd's default level: ~9x on this log at ~300 MB/s; higher levels buy a few % for several times
 # the time, paid by every ingest that compresses.
 COMPRESSION_LEVEL = 3
@@ -151,6 +152,11 @@ class RunLocked(RuntimeError):
                 "repeats no finished unit (BENCH_RUN_LOCK_WAIT_S sets how long to wait)."
             )
         super().__init__(message)
+
+
+def id_index_path(segment: Path) -> Path:
+    """Where a compressed segment's id index is kept (`EventLog._write_id_index`)."""
+    return segment.with_name(segment.name + ID_INDEX_SUFFIX)
 
 
 def compressed_path(segment: Path) -> Path:
@@ -259,6 +265,7 @@ class EventLog:
             target = compressed_path(segment)
             record = recorded.get(segment.name)
             if record is None:
+                index = self._write_id_index(segment)
                 self._compress(segment, target)
                 with self._manifest_lock():
                     self._append_record(
@@ -267,6 +274,7 @@ class EventLog:
                             "segment": segment.name,
                             "sha256": file_sha256(target),
                             "bytes": target.stat().st_size,
+                            "ids_sha256": file_sha256(index),
                         }
                     )
             elif not target.exists() or file_sha256(target) != record["sha256"]:
@@ -286,6 +294,35 @@ class EventLog:
             os.fsync(sink.fileno())
         os.replace(partial, target)
         _fsync_dir(self.log_dir)
+
+    def _write_id_index(self, segment: Path) -> Path:
+        """The event and run ids of a segment about to be compressed, beside it: a log writer
+        reads them instead of decompressing the segment (`_IdScan`). The `compress` record
+        holds the index's sha256, so an index that is not the one written here is not used."""
+        ids, runs = _ids_in(segment.read_bytes())
+        index = id_index_path(segment)
+        partial = self.log_dir / f".{index.name}.partial"
+        body = json.dumps({"event_ids": sorted(ids), "run_ids": sorted(runs)}).encode()
+        partial.write_bytes(zstandard.ZstdCompressor(level=COMPRESSION_LEVEL).compress(body))
+        with open(partial, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(partial, index)
+        return index
+
+    def id_index(self, segment: Path, record: dict[str, Any] | None) -> tuple[set, set] | None:
+        """(event ids, run ids) of a compressed segment from its index, when the `compress`
+        record vouches for that index; None when there is none to trust (read the segment)."""
+        index = id_index_path(segment)
+        if record is None or "ids_sha256" not in record or not index.exists():
+            return None
+        stored = index.read_bytes()
+        if sha256_hex(stored) != record["ids_sha256"]:
+            return None
+        try:
+            body = json.loads(zstandard.ZstdDecompressor().decompress(stored))
+        except (zstandard.ZstdError, ValueError):
+            return None
+        return set(body["event_ids"]), set(body["run_ids"])
 
     @staticmethod
     def compressions(records: list[ManifestRecord]) -> dict[str, dict[str, Any]]:
@@ -589,13 +626,24 @@ class _IdScan:
         """Adds new ids to `ids`; returns (ids, run ids of the lines read in this scan)."""
         runs: set[str] = set()
         skipped = set(skip)
-        seals = self.log.manifest()
+        records = self.log.manifest_records()
+        seals = {r.record["segment"]: r.record for r in records if r.op == "seal"}
+        compressed = self.log.compressions(records)
         for segment in self.log.segments():
             if segment.name in skipped:
                 continue
             start = self.offsets.get(segment.name, 0)
-            if start and start >= seals.get(segment.name, {}).get("bytes", start + 1):
+            sealed_bytes = seals.get(segment.name, {}).get("bytes")
+            if start and start >= (sealed_bytes if sealed_bytes is not None else start + 1):
                 continue  # read to its sealed end: nothing can follow (and no decompressing)
+            indexed = None
+            if start == 0 and sealed_bytes is not None and not segment.exists():
+                indexed = self.log.id_index(segment, compressed.get(segment.name))
+            if indexed is not None:  # a sealed, compressed segment: its ids without decompressing
+                ids.update(indexed[0])
+                runs.update(indexed[1])
+                self.offsets[segment.name] = sealed_bytes
+                continue
             try:
                 if start == 0:
                     data = self.log.segment_bytes(segment)  # one-call decompression
@@ -609,16 +657,27 @@ class _IdScan:
             if end == 0:
                 continue
             self.offsets[segment.name] = start + end
-            for line in data[:end].split(b"\n"):
-                at = line.find(_EVENT_ID_MARKER)
-                if at >= 0:
-                    at += len(_EVENT_ID_MARKER)
-                    ids.add(line[at : at + 36].decode("ascii", "replace"))
-                at = line.find(_RUN_ID_MARKER)
-                if at >= 0:
-                    at += len(_RUN_ID_MARKER)
-                    runs.add(line[at : line.find(b'"', at)].decode("utf-8", "replace"))
+            found_ids, found_runs = _ids_in(data[:end])
+            ids.update(found_ids)
+            runs.update(found_runs)
         return ids, runs
+
+
+def _ids_in(data: bytes) -> tuple[set[str], set[str]]:
+    """(event ids, run ids) of the complete lines in `data`: each line's first marker (the
+    envelope's; a payload's own string values cannot hold an unescaped quote)."""
+    ids: set[str] = set()
+    runs: set[str] = set()
+    for line in data[: data.rfind(b"\n") + 1].split(b"\n"):
+        at = line.find(_EVENT_ID_MARKER)
+        if at >= 0:
+            at += len(_EVENT_ID_MARKER)
+            ids.add(line[at : at + 36].decode("ascii", "replace"))
+        at = line.find(_RUN_ID_MARKER)
+        if at >= 0:
+            at += len(_RUN_ID_MARKER)
+            runs.add(line[at : line.find(b'"', at)].decode("utf-8", "replace"))
+    return ids, runs
 
 
 # Run locks held by this process: path -> [handle, holders]. flock conflicts between two open

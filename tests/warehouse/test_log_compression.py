@@ -5,6 +5,8 @@ and a kill at any point of it leaves one whole copy."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 import zstandard
@@ -12,7 +14,7 @@ import zstandard
 from tests.log_files import segment_bytes
 from transform import pipeline
 from warehouse.events import ItemRegistered, make_event
-from warehouse.log import EventLog, compressed_path
+from warehouse.log import EventLog, compressed_path, id_index_path
 from warehouse.log_trust import last_trusted_head
 from warehouse.paths import BenchPaths
 from warehouse.provenance import producer_for
@@ -113,6 +115,62 @@ def test_a_writer_opened_after_compression_still_skips_known_events(root):
     with log.writer() as writer:
         assert writer.append(items(0, 25)) == 5
         assert writer.skipped_duplicates == 20
+
+
+def _no_decompressing(monkeypatch, log: EventLog) -> list[str]:
+    """Record every read of a compressed segment's bytes (the names asked for)."""
+    asked: list[str] = []
+    original = EventLog.segment_bytes
+
+    def segment_bytes(self, segment):
+        if self.is_compressed(segment):
+            asked.append(segment.name)
+        return original(self, segment)
+
+    monkeypatch.setattr(EventLog, "segment_bytes", segment_bytes)
+    return asked
+
+
+def test_a_writer_reads_a_compressed_segments_ids_from_its_index(root, monkeypatch):
+    log, ingest, _ = root
+    append(log, items(0, 40))
+    append(log, items(40, 70, run_id="run-other"))
+    ingest()
+    expected = {event["event_id"] for _, event in log.read()}
+    asked = _no_decompressing(monkeypatch, log)
+    assert log.known_event_ids() == expected
+    assert asked == []  # no segment decompressed: every one had its index
+    with log.writer() as writer:
+        assert writer.append([*items(0, 5), *items(70, 72)]) == 2
+        assert writer.skipped_duplicates == 5
+
+
+@pytest.mark.parametrize("damage", ["edited", "removed", "recorded-before-indexes"])
+def test_an_index_the_manifest_does_not_vouch_for_is_not_used(root, monkeypatch, damage):
+    """A changed or missing index, or a log compressed before indexes existed: the writer
+    reads the segment itself, and knows the same ids."""
+    log, ingest, _ = root
+    append(log, items(0, 30))
+    ingest()
+    (segment,) = log.segments()
+    index = id_index_path(segment)
+    if damage == "edited":  # an id left out would make the writer write that event again
+        body = json.loads(zstandard.ZstdDecompressor().decompress(index.read_bytes()))
+        body["event_ids"] = body["event_ids"][1:]
+        index.write_bytes(zstandard.ZstdCompressor().compress(json.dumps(body).encode()))
+    elif damage == "removed":
+        index.unlink()
+    else:  # the MANIFEST as a log compressed before indexes were written has it
+        records = [json.loads(line) for line in log.manifest_path.read_text().splitlines()]
+        assert sum("ids_sha256" in record for record in records) == 1
+        lines = [
+            json.dumps({k: v for k, v in record.items() if k != "ids_sha256"}) for record in records
+        ]
+        log.manifest_path.write_text("\n".join(lines) + "\n")
+    expected = {event["event_id"] for _, event in log.read()}
+    asked = _no_decompressing(monkeypatch, log)
+    assert log.known_event_ids() == expected
+    assert asked == [segment.name]  # read from the segment itself
 
 
 def test_an_open_segment_is_never_compressed(root):
