@@ -17,10 +17,8 @@ then `transform.pipeline.refresh` (dlt ingest → dbt build → publish). Built 
 from __future__ import annotations
 
 import csv
-import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +31,7 @@ from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.question_sets import load_question_set
 from collectors.qa.runner import run_qa
 from collectors.qa.simpleqa import load_simpleqa
+from tests.bench_cli import run_bench
 from tests.fakes.answer_fake import AnswerProductsFake
 from tests.shared_build import built_once
 from transform.pipeline import event_log, refresh
@@ -40,7 +39,6 @@ from warehouse.paths import BenchPaths
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared" / "data"
-BENCH = Path(sys.executable).with_name("bench")
 SYSTEM = "valyu_heavy"
 SERIES = "vertical-answer-products"
 ANSWER_LANES = ["exa_answer", "nimble_answer", "tavily_answer", "parallel_answer"]
@@ -64,12 +62,7 @@ class ImportsSnapshot:
 
 def bench(home: Path, *args: str) -> str:
     """A real `bench` command on `home`; its console output (rich prints to stderr)."""
-    env = {**os.environ, "BENCH_HOME": str(home), "COLUMNS": "400"}  # rich: no wrapping
-    done = subprocess.run(
-        [str(BENCH), *args], env=env, capture_output=True, text=True, timeout=600, cwd=REPO
-    )
-    assert done.returncode == 0, (args, done.stderr)
-    return done.stdout + done.stderr
+    return run_bench(home, *args, env={"COLUMNS": "400"}, cwd=REPO).output  # rich: no wrapping
 
 
 def _draco_imports(paths: BenchPaths, work: Path) -> str:

@@ -11,16 +11,15 @@ every notice of every kind is checked.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
 from test_app_browser import CHROMIUM, guarded_page, running_app
 from test_real_browser import PAGES, render
+
+from tests.bench_cli import run_bench
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,7 +32,6 @@ pytestmark = [
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-BENCH = Path(sys.executable).with_name("bench")
 # What the app says when a page or a section has nothing to show (app/ui.py, app/app_pages/*).
 EMPTY_STATE = re.compile(
     r"^(No |The snapshot has no|This \w+ has (no|fewer)|That \w+ has no|This file publishes no"
@@ -48,11 +46,7 @@ INFO_NOTICES = (
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("demo-home")
-    env = {**os.environ, "BENCH_HOME": str(home)}
-    proc = subprocess.run(
-        [str(BENCH), "demo", "--no-serve", "--no-reference"],
-        env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+    proc = run_bench(home, "demo", "--no-serve", "--no-reference", check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return home
 

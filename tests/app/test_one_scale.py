@@ -15,9 +15,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -28,12 +25,12 @@ from fixture_real_snapshot import RealSnapshot, install, real_snapshot
 from rich.console import Console
 from streamlit.testing.v1 import AppTest
 
+from tests.bench_cli import run_bench
 from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.paths import BenchPaths
 
 pytestmark = pytest.mark.slow
 
-BENCH = Path(sys.executable).with_name("bench")
 SCORE = METRIC_SCALES["draco_score"]
 
 # Every page a person reads numbers on. The lineage pages (item, QA, deep research) show the
@@ -128,14 +125,7 @@ def test_a_draco_score_reads_the_same_in_table_chart_whatif_and_cli(
     )
     assert what_if["What-if score"].between(0, 100).all()
 
-    proc = subprocess.run(
-        [str(BENCH), "scorecard"],
-        env={**os.environ, "BENCH_HOME": str(bench_home), "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = run_bench(bench_home, "scorecard", env={"COLUMNS": "200"})
     draco_block = proc.stdout.split("Deep research (DRACO)")[1].split("Extraction")[0]
     assert f" {SCORE.text(points / 100)} " in draco_block
     assert f" {points / 100:.3f} " not in draco_block

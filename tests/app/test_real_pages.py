@@ -12,8 +12,6 @@ import io
 import json
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -25,6 +23,7 @@ from fixture_real_snapshot import RealSnapshot, install, real_snapshot
 from streamlit.testing.v1 import AppTest
 
 from app import whatif
+from tests.bench_cli import run_bench
 from transform.dbt_build import NO_UNIT_TESTS
 from transform.dbt_runner import run_dbt
 from warehouse.paths import BenchPaths
@@ -278,13 +277,7 @@ def bench_rescore(source: RealSnapshot, tmp_path: Path, command: str) -> Path:
     shutil.copytree(source.home, home)
     args = shlex.split(command)
     assert args[:2] == ["bench", "rescore"], command
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("bench")), *args[1:], "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
+    run_bench(None, *args[1:], "--home", str(home))
     return home / "serve.duckdb"
 
 

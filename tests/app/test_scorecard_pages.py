@@ -9,15 +9,14 @@ the leaderboard's own test of winner vs runner-up.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from app_harness import APP_SCRIPT, TIMEOUT_S, snapshot_rows
 from fixture_real_snapshot import RealSnapshot, install, real_snapshot
 from streamlit.testing.v1 import AppTest
+
+from tests.bench_cli import run_bench
 
 pytestmark = pytest.mark.slow
 
@@ -224,14 +223,7 @@ def test_overview_links_the_scorecard(real: Path):
 
 def test_bench_scorecard_prints_each_family_winner(real: Path, bench_home: Path):
     expected = recount(real)
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.cli", "scorecard", "--home", str(bench_home)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = run_bench(None, "scorecard", "--home", str(bench_home), env={"COLUMNS": "200"})
     assert "local-bm25 wins by 0.600 over closed-book (significant, adjusted p = 0.0051)" in (
         proc.stdout
     )
@@ -241,11 +233,6 @@ def test_bench_scorecard_prints_each_family_winner(real: Path, bench_home: Path)
 
 
 def test_bench_scorecard_without_a_snapshot_is_exit_2_naming_the_file(bench_home: Path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "bench.cli", "scorecard", "--home", str(bench_home)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_bench(None, "scorecard", "--home", str(bench_home), check=False)
     assert proc.returncode == 2
     assert "serve.duckdb" in proc.stderr

@@ -6,9 +6,6 @@ one docs/imports.md shows."""
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,12 +13,12 @@ import pytest
 from collectors.draco.dataset import load_draco
 from collectors.imports.draco_results import import_draco_results
 from collectors.imports.source_file import ImportFormatError
+from tests.bench_cli import run_bench
 from warehouse.log import EventLog
 
 REPO = Path(__file__).resolve().parents[2]
 DRACO_JSONL = REPO / ".." / "shared" / "data" / "draco" / "test.jsonl"
 EXAMPLE = REPO / "docs" / "examples" / "draco_verdicts_by_id.csv"
-BENCH = Path(sys.executable).with_name("bench")
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +28,10 @@ def task_set():
 
 def test_example_imports_by_id_through_the_cli(tmp_path, task_set):
     assert "docs/examples/draco_verdicts_by_id.csv" in (REPO / "docs" / "imports.md").read_text()
-    env = {**os.environ, "BENCH_HOME": str(tmp_path / "home")}
-    proc = subprocess.run(
-        [str(BENCH), "import", "draco-results", str(EXAMPLE), "--format", "csv",
-         "--system", "mine", "--judge-label", "gpt-5", "--no-score"],
-        env=env, capture_output=True, text=True, timeout=300, cwd=REPO,
+    proc = run_bench(
+        tmp_path / "home", "import", "draco-results", str(EXAMPLE), "--format", "csv",
+        "--system", "mine", "--judge-label", "gpt-5", "--no-score", cwd=REPO,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
     assert "99 absent tasks" in proc.stderr
 
 

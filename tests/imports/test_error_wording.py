@@ -6,9 +6,6 @@ with two or more bad rows; nothing is written."""
 from __future__ import annotations
 
 import copy
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,11 +15,11 @@ from collectors.draco.dataset import load_draco
 from collectors.imports.corrections import parse_corrections_file
 from collectors.imports.draco_results import import_draco_results
 from collectors.imports.source_file import ImportFormatError
+from tests.bench_cli import run_bench
 from warehouse.log import EventLog
 
 REPO = Path(__file__).resolve().parents[2]
 DRACO_JSONL = REPO / ".." / "shared" / "data" / "draco" / "test.jsonl"
-BENCH = Path(sys.executable).with_name("bench")
 
 
 @pytest.fixture(scope="module")
@@ -116,14 +113,13 @@ def test_nimble_reports_every_bad_record(tmp_path, task_set):
     ]
 
 
-@pytest.mark.slow  # one `bench` process
+@pytest.mark.slow  # one `bench` command
 def test_the_cli_prints_every_problem_and_exits_2(tmp_path, task_set):
     path, _ = _bad_nimble(tmp_path, task_set)
-    env = {**os.environ, "BENCH_HOME": str(tmp_path / "home"), "COLUMNS": "300"}
-    proc = subprocess.run(
-        [str(BENCH), "import", "draco-results", str(path), "--format", "nimble", "--system",
-         "nimble_high", "--judge-label", "gpt-5", "--no-score"],
-        env=env, capture_output=True, text=True, timeout=300, cwd=REPO,
+    proc = run_bench(
+        tmp_path / "home", "import", "draco-results", str(path), "--format", "nimble",
+        "--system", "nimble_high", "--judge-label", "gpt-5", "--no-score",
+        env={"COLUMNS": "300"}, cwd=REPO, check=False,
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     message = " ".join(proc.stderr.split())

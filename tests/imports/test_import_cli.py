@@ -3,25 +3,19 @@ file and field on bad input, nothing written."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from valyu_fixture import UNMATCHED_ID, valyu_grading, write_json
 
 from collectors.draco.dataset import load_draco
+from tests.bench_cli import BenchResult, run_bench
 
 REPO = Path(__file__).resolve().parents[2]
 DRACO_JSONL = REPO / ".." / "shared" / "data" / "draco" / "test.jsonl"
-BENCH = Path(sys.executable).with_name("bench")
 
 
-def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BENCH_HOME": str(home)}
-    return subprocess.run(
-        [str(BENCH), *args], env=env, capture_output=True, text=True, timeout=300, cwd=REPO
-    )
+def bench(home: Path, *args: str) -> BenchResult:
+    return run_bench(home, *args, cwd=REPO, check=False)
 
 
 def test_import_reports_unmatched_and_is_idempotent(tmp_path):

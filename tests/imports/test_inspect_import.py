@@ -10,8 +10,6 @@ grader model. Needs the `inspect` extra (scripts/setup.sh installs it)."""
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,23 +20,20 @@ from inspect_log_file import write_inspect_log
 from collectors.imports.qa_results import import_qa_results
 from collectors.imports.source_file import ImportFormatError
 from collectors.qa.simpleqa import load_simpleqa
+from tests.bench_cli import BenchResult, run_bench
 from warehouse.canonical import sha256_hex
 from warehouse.log import EventLog
 
 REPO = Path(__file__).resolve().parents[2]
 SIMPLEQA = REPO / ".." / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
-BENCH = Path(sys.executable).with_name("bench")
 N = 6
 # USD per million (input, output) tokens: the answering model's, and the grader's, which is not
 # the answer's cost and must not be counted in it
 PRICES = {"mockllm/model": (2.0, 8.0), "mockllm/grader": (100.0, 100.0)}
 
 
-def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"}
-    return subprocess.run(
-        [str(BENCH), *args], env=env, capture_output=True, text=True, timeout=600, cwd=REPO
-    )
+def bench(home: Path, *args: str) -> BenchResult:
+    return run_bench(home, *args, env={"COLUMNS": "200"}, cwd=REPO, check=False)
 
 
 def quantile_cont(values: list[float], q: float) -> float:

@@ -11,9 +11,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -22,11 +19,11 @@ import pytest
 from collectors.imports.qa_results import import_qa_results
 from collectors.imports.source_file import ImportFormatError
 from collectors.qa.simpleqa import load_simpleqa
+from tests.bench_cli import BenchResult, run_bench
 from warehouse.log import EventLog
 
 REPO = Path(__file__).resolve().parents[2]
 SIMPLEQA = REPO / ".." / "shared" / "data" / "simpleqa" / "simple_qa_test_set.csv"
-BENCH = Path(sys.executable).with_name("bench")
 EXAMPLES = REPO / "docs" / "examples"
 JSONL = EXAMPLES / "simpleqa_results.jsonl"
 CSV = EXAMPLES / "simpleqa_results.csv"
@@ -36,11 +33,8 @@ CSV_MAP = (
 )
 
 
-def bench(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"}
-    return subprocess.run(
-        [str(BENCH), *args], env=env, capture_output=True, text=True, timeout=600, cwd=REPO
-    )
+def bench(home: Path, *args: str) -> BenchResult:
+    return run_bench(home, *args, env={"COLUMNS": "200"}, cwd=REPO, check=False)
 
 
 def quantile_cont(values: list[float], q: float) -> float:

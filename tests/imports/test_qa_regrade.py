@@ -18,6 +18,7 @@ from collectors.imports.source_file import ImportFormatError
 from collectors.qa.offline import ExtractiveSynthesizer, NormalizedMatchGrader
 from collectors.qa.simpleqa import load_simpleqa
 from ingest.pipeline import ingest_log
+from tests.bench_cli import BenchResult, run_bench
 from warehouse.log import EventLog
 
 SIMPLEQA = Path(__file__).resolve().parents[3] / "shared" / "data" / "simpleqa"
@@ -105,27 +106,18 @@ def test_a_run_that_is_not_an_import_is_refused(tmp_path, dataset):
 
 
 def test_the_command_regrades_an_import_and_refuses_another_question_set(tmp_path, dataset):
-    import os
-    import subprocess
-    import sys
-
-    bench = Path(sys.executable).with_name("bench")
-    env = {**os.environ, "BENCH_HOME": str(tmp_path / "home")}
+    home = tmp_path / "home"
     csv_file = SIMPLEQA / "simple_qa_test_set.csv"
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [str(bench), "import", *args, "--dataset-file", str(csv_file), "--no-score"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
+    def run(*args: str) -> BenchResult:
+        return run_bench(
+            home, "import", *args, "--dataset-file", str(csv_file), "--no-score", check=False
         )
 
     path, _rows = nimble_csv(tmp_path / "dataset_simpleqa_raw_results_exa.csv", dataset, n=4)
     imported = run("qa-results", str(path), "--format", "nimble", "--lane", "exa_search_auto")
     assert imported.returncode == 0, imported.stderr
-    log = EventLog(tmp_path / "home" / "log")
+    log = EventLog(home / "log")
     (started,) = [e for _r, e in log.read() if e["event_type"] == "run_started"]
     regraded = run("regrade-qa", started["run_id"])
     assert regraded.returncode == 0, regraded.stderr
@@ -133,19 +125,8 @@ def test_the_command_regrades_an_import_and_refuses_another_question_set(tmp_pat
     again = run("regrade-qa", started["run_id"])
     assert "0 unit(s) done" in again.stderr and "4 already done" in again.stderr
     # against another question set the run's questions are not there: refused, named
-    other = subprocess.run(
-        [
-            str(bench),
-            "import",
-            "regrade-qa",
-            started["run_id"],
-            "--questions",
-            "demo",
-            "--no-score",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    other = run_bench(
+        home, "import", "regrade-qa", started["run_id"], "--questions", "demo", "--no-score",
+        check=False,
+    )  # fmt: skip
     assert other.returncode == 2 and "pass the same --questions" in other.stderr

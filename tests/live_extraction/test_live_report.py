@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.bench_cli import run_bench
 from tests.cli.test_report import count_rows, csvs_against_marts
 from tests.live_extraction.conftest import REPO_ROOT, run_dbt
 from warehouse.publish import publish_snapshot
@@ -35,14 +34,7 @@ def test_live_extraction_figures_equal_the_mart(live_build, tmp_path: Path) -> N
     publish_snapshot(warehouse, home / "serve.duckdb", {"log_head": head.to_json()})
 
     out = tmp_path / "site"
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.cli", "report", "--out", str(out), "--home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO_ROOT,
-    )
-    assert done.returncode == 0, done.stderr
+    run_bench(None, "report", "--out", str(out), "--home", str(home), cwd=REPO_ROOT)
     index = (out / "index.html").read_text(encoding="utf-8")
     assert str(head) in index
     assert "no marts.vendor_scorecard" in index and "no marts.qa_leaderboard" in index
