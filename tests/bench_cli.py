@@ -5,10 +5,12 @@ In the test's process (the default) a command costs what it does: a subprocess f
 a few hundred of them. In-process, a pytest worker pays the imports once and keeps dbt's
 parsed project between builds (transform/dbt_invoke.py), as a long-lived `bench` would.
 
-What a process of its own gives a command is restored after every call here: the environment
-(the test's, plus `BENCH_HOME`), the working directory, `sys.argv`, stdout and stderr (captured;
-`bench` wraps them in its secret scrubber), and the exit code (`SystemExit`, or 1 with the
-traceback on stderr for an exception `bench` let through, as Python's own exit would be).
+What a process of its own gives a command is given here for the call and restored after it:
+the environment (the test's, plus `BENCH_HOME`), the working directory, `sys.argv`, stdout and
+stderr (captured; `bench` wraps them in its secret scrubber), its consoles' colour and width
+(as a new process's on a pipe), and the exit code (`SystemExit`, or 1 with the traceback on
+stderr for an exception `bench` let through, as Python's own exit would be). There is no
+timeout in-process: pytest's own run bounds it.
 
 `subprocess=True` runs the installed `bench` entry point instead. Use it where the test is
 about the process: a kill, a lock held by another process, a crash, the entry point itself,
@@ -94,7 +96,11 @@ def _in_process(args: list[str], env: dict[str, str], cwd: Path) -> BenchResult:
     stdout, stderr = _captured(), _captured()
     # rich wraps at the width it finds: 80 for a pipe, as a subprocess's would be
     env = {"COLUMNS": "80", **env}
-    with _ONE_COMMAND_AT_A_TIME, _process_state(args, env, cwd, stdout, stderr):
+    with (
+        _ONE_COMMAND_AT_A_TIME,
+        _process_state(args, env, cwd, stdout, stderr),
+        _consoles_as_in_a_new_process(),
+    ):
         try:
             main()
             code = 0
@@ -124,6 +130,32 @@ def _exit_code(code: object) -> int:
         return code
     sys.stderr.write(f"{code}\n")  # sys.exit("message") prints the message and exits 1
     return 1
+
+
+@contextmanager
+def _consoles_as_in_a_new_process() -> Iterator[None]:
+    """bench's rich consoles are made when their module is first imported, and keep two things
+    from that moment: the colours of a terminal (`pytest -s` run by hand: colour codes in the
+    captured text) and a width from `COLUMNS` (a later call's width ignored). For the call they
+    get what a new process's would: no colour on a pipe, the width of the call's environment."""
+    from rich.console import Console
+
+    consoles = {
+        id(value): value
+        for name, module in list(sys.modules.items())
+        if name.split(".")[0] == "bench" and module is not None
+        for value in vars(module).values()
+        if isinstance(value, Console)
+    }.values()
+    saved = [(console, console._color_system, console._width) for console in consoles]
+    for console in consoles:
+        console._color_system = None
+        console._width = None
+    try:
+        yield
+    finally:
+        for console, color_system, width in saved:
+            console._color_system, console._width = color_system, width
 
 
 @contextmanager

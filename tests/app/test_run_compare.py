@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -32,13 +29,13 @@ from fixture_draco_snapshot import install as install_draco
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from tests.bench_cli import run_bench
 from tests.shared_build import built_once
 from warehouse.metric_scales import MISSING
 
 pytestmark = pytest.mark.slow  # real runs -> dlt -> dbt -> publish, and a real import + build
 
 REPO = Path(__file__).resolve().parents[2]
-BENCH = Path(sys.executable).with_name("bench")
 IMPORT_LANE = "their_harness"
 IMPORT_MAP = "question=problem,answer=predicted,grade=grade,latency_s=latency"
 COMPARE_PAGE = "app_pages/run_compare.py"
@@ -77,16 +74,13 @@ def _import_opposite_of_the_baseline(app: AppSnapshot, home: Path) -> None:
                 "latency": 1.5 + position,
             }
             handle.write(json.dumps(record) + "\n")
-    env = {**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"}
-    done = subprocess.run(
-        [
-            str(BENCH), "import", "qa-results", str(path), "--format", "jsonl",
-            "--lane", IMPORT_LANE, "--grader-label", "their-grader", "--map", IMPORT_MAP,
-        ],
-        env=env, capture_output=True, text=True, timeout=900, cwd=REPO,
+    done = run_bench(
+        home, "import", "qa-results", str(path), "--format", "jsonl",
+        "--lane", IMPORT_LANE, "--grader-label", "their-grader", "--map", IMPORT_MAP,
+        env={"COLUMNS": "200"}, cwd=REPO, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "unmatched" not in done.stdout + done.stderr
+    assert "unmatched" not in done.output
 
 
 def _import_predictions(home: Path) -> None:
@@ -103,14 +97,11 @@ def _import_predictions(home: Path) -> None:
     }
     path = home / "their_predictions.json"
     path.write_text(json.dumps(predictions), encoding="utf-8")
-    done = subprocess.run(
-        [
-            str(BENCH), "import", "extraction-predictions", str(path),
-            "--system", PREDICTIONS_SYSTEM, "--version", "1",
-            "--corpus", str(home / "corpora" / PREDICTIONS_CORPUS), "--no-score",
-        ],
-        env={**os.environ, "BENCH_HOME": str(home), "COLUMNS": "200"},
-        capture_output=True, text=True, timeout=900, cwd=REPO,
+    done = run_bench(
+        home, "import", "extraction-predictions", str(path),
+        "--system", PREDICTIONS_SYSTEM, "--version", "1",
+        "--corpus", str(home / "corpora" / PREDICTIONS_CORPUS), "--no-score",
+        env={"COLUMNS": "200"}, cwd=REPO, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
 

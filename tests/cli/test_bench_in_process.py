@@ -60,3 +60,19 @@ def _shape(text: str, home: Path) -> list[str]:
         " ".join("<n>" if any(c.isdigit() for c in word) else word for word in line.split())
         for line in lines
     ]
+
+
+def test_consoles_made_in_a_terminal_print_as_a_new_process_would(tmp_path, monkeypatch):
+    """`pytest -s` by hand: bench.cli's consoles were made with a terminal's colours and a
+    COLUMNS of 60; a call still prints no colour codes, at the width its own env gives."""
+    from rich.color import ColorSystem
+
+    from bench import cli
+
+    monkeypatch.setattr(cli.console, "_color_system", ColorSystem.TRUECOLOR)
+    monkeypatch.setattr(cli.console, "_width", 60)
+    result = run_bench(tmp_path / "home", "export", "nope", env={"COLUMNS": "300"}, check=False)
+    assert result.returncode == 2
+    assert "\x1b[" not in result.stderr
+    assert max(len(line) for line in result.stderr.splitlines()) > 60, result.stderr
+    assert cli.console._color_system == ColorSystem.TRUECOLOR  # given back after the call
