@@ -88,7 +88,7 @@ def publish_snapshot(
     _remove_orphans(serve_db)
     tmp = serve_db.with_name(f"{serve_db.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
-    previous_parts = _parts_of(serve_db)
+    previous_parts = snapshot_parts(serve_db)
     parts: dict[str, list[Part]] = {}
     published: list[str] = []
     try:
@@ -99,7 +99,7 @@ def publish_snapshot(
             con.execute(f"attach '{quoted}' as serve")
             for schema in PUBLISHED_SCHEMAS:
                 con.execute(f"create schema serve.{schema}")
-                for table, rows in _tables(con, schema):
+                for table, rows, exact in _tables(con, schema):
                     name = f"{schema}.{table}"
                     if rows >= PART_MIN_ROWS:
                         unchanged = changed is not None and table not in changed
@@ -107,6 +107,7 @@ def publish_snapshot(
                             con,
                             schema,
                             table,
+                            rows if exact else None,
                             previous_parts.get(name, []),
                             reuse=unchanged,
                             generation=generation,
@@ -162,6 +163,7 @@ def _table_parts(
     con: duckdb.DuckDBPyConnection,
     schema: str,
     table: str,
+    counted_rows: int | None,
     previous: list[Part],
     *,
     reuse: bool,
@@ -182,7 +184,7 @@ def _table_parts(
         and all(p.generation == generation for p in previous)
     )
     if appendable:
-        increment = _increment(con, schema, table, key, previous, directory)
+        increment = _increment(con, schema, table, key, counted_rows, previous, directory)
         if increment is not None:
             return [*previous, *increment]
     return [
@@ -195,6 +197,7 @@ def _increment(
     schema: str,
     table: str,
     key: tuple[str, ...],
+    counted_rows: int | None,
     previous: list[Part],
     directory: Path,
 ) -> list[Part] | None:
@@ -211,8 +214,10 @@ def _increment(
         f"anti join read_parquet({files}) using ({using})"
     )
     added = con.execute("select count(*) from _new_keys").fetchone()[0]
-    # counted here: a table's row count from _tables is DuckDB's estimate (deletes not seen)
-    rows = con.execute(f'select count(*) from {schema}."{table}"').fetchone()[0]
+    # a table's row count from _tables is DuckDB's estimate (deletes not seen): counted here
+    rows = counted_rows
+    if rows is None:
+        rows = con.execute(f'select count(*) from {schema}."{table}"').fetchone()[0]
     if sum(p.rows for p in previous) + added != rows:
         return None
     if added == 0:
@@ -312,12 +317,13 @@ def _memory_limit_bytes(con: duckdb.DuckDBPyConnection) -> int:
     return int(float(match.group(1)) * _SIZE_UNITS.get(match.group(2).lower() or "bytes", 1))
 
 
-def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int]]:
-    """(table or view, row count) of the warehouse's relations in `schema`. A table's count is
-    DuckDB's stored cardinality (no scan); a view's (dim_events: the payloads stay in raw.events)
-    is counted, and the snapshot gets its rows, not the view."""
+def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int, bool]]:
+    """(table or view, row count, whether the count is exact) of the warehouse's relations in
+    `schema`. A table's count is DuckDB's stored cardinality (no scan; deleted rows still in
+    it); a view's (dim_events: the payloads stay in raw.events) is counted, and the snapshot
+    gets its rows, not the view."""
     tables = con.execute(
-        "select table_name, estimated_size from duckdb_tables() "
+        "select table_name, estimated_size, false from duckdb_tables() "
         "where schema_name = ? and database_name = current_database()",
         [schema],
     ).fetchall()
@@ -327,7 +333,7 @@ def _tables(con: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, int]
         [schema],
     ).fetchall()
     counted = [
-        (view, con.execute(f'select count(*) from {schema}."{view}"').fetchone()[0])
+        (view, con.execute(f'select count(*) from {schema}."{view}"').fetchone()[0], True)
         for (view,) in views
     ]
     return sorted([*tables, *counted])
@@ -387,7 +393,7 @@ def _create_part_view(
     )
 
 
-def _parts_of(serve_db: Path) -> dict[str, list[Part]]:
+def snapshot_parts(serve_db: Path) -> dict[str, list[Part]]:
     """The part files the current snapshot reads, per table ({} for none, or an older snapshot
     layout: then every large table is written again)."""
     if not serve_db.exists():

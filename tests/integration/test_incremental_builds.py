@@ -18,7 +18,7 @@ import pytest
 from tests.bench_cli import run_bench
 from warehouse import publish
 from warehouse.log import EventLog
-from warehouse.publish import table_checksums
+from warehouse.publish import snapshot_parts, table_checksums
 
 HERE = Path(__file__).resolve().parent
 for path in (HERE.parent / "dbt_draco", HERE.parent / "dbt"):
@@ -32,15 +32,6 @@ pytestmark = pytest.mark.slow
 
 def bench(home: Path, *args: str) -> str:
     return run_bench(home, *args).output
-
-
-def parts_of(home: Path) -> dict[str, list[str]]:
-    with duckdb.connect(str(home / "serve.duckdb"), read_only=True) as con:
-        rows = con.execute("select table_name, path from main._publish_parts order by rowid")
-        parts: dict[str, list[str]] = {}
-        for table, path in rows.fetchall():
-            parts.setdefault(table, []).append(path)
-        return parts
 
 
 def _appends(events):
@@ -74,7 +65,7 @@ def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path,
         bench(home, "publish")
         # the snapshot holds the build, dim_events as one more part per publish
         assert table_checksums(home / "serve.duckdb") == table_checksums(home / "warehouse.duckdb")
-        event_parts.append(len(parts_of(home)["marts.dim_events"]))
+        event_parts.append(len(snapshot_parts(home / "serve.duckdb")["marts.dim_events"]))
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
             counts.append(
                 con.execute(
@@ -98,5 +89,5 @@ def test_several_incremental_appends_then_rebuild_give_identical_marts(tmp_path,
     bench(home, "rebuild")
     assert table_checksums(home / "warehouse.duckdb") == incremental
     # a rebuilt warehouse is a new generation: its events are published whole, as one part
-    assert len(parts_of(home)["marts.dim_events"]) == 1
+    assert len(snapshot_parts(home / "serve.duckdb")["marts.dim_events"]) == 1
     assert table_checksums(home / "serve.duckdb") == incremental

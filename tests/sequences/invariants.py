@@ -22,7 +22,7 @@ import yaml
 from tests.cli.test_report import csvs_against_marts
 from tests.sequences.runner import Outcome, check_bench
 from warehouse.log import EventLog
-from warehouse.publish import parts_dir, table_checksums
+from warehouse.publish import parts_dir, snapshot_parts, table_checksums
 
 COMMAND_EXITS_0 = "a valid command exits 0"
 RAW_ONCE = "every log event is in raw.events exactly once"
@@ -37,6 +37,7 @@ SQL_IS_SNAPSHOT = "bench sql counts the snapshot's rows"
 STATUS_IS_DATA_ROOT = "bench status reports the warehouse's events and the data root's bytes"
 PLAN_NAMES_THE_RUN = "bench plan draco names the run bench run draco wrote"
 STORED_COMPRESSED = "an ingest that ran to the end leaves every sealed segment compressed"
+ID_INDEX_IS_SEGMENT = "a compressed segment's id index holds exactly the ids of its lines"
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -446,3 +447,33 @@ def plain_sealed_segments(log_dir: Path) -> list[str]:
     log = EventLog(log_dir)
     sealed = log.manifest()
     return [s.name for s in log.segments() if s.name in sealed and not log.is_compressed(s)]
+
+
+def id_index_problems(log_dir: Path) -> list[str]:
+    """Every compressed segment has an id index its `compress` record vouches for, holding
+    the event and run ids of its lines, read here by parsing each line (not the writer's own
+    byte scan): a writer trusts the index to never write an event twice."""
+    log = EventLog(log_dir)
+    records = log.compressions(log.manifest_records())
+    problems: list[str] = []
+    for segment in log.segments():
+        if not log.is_compressed(segment):
+            continue
+        indexed = log.id_index(segment, records.get(segment.name))
+        if indexed is None:
+            problems.append(f"{segment.name}: no id index its compress record vouches for")
+            continue
+        events = [json.loads(line) for line in log.segment_bytes(segment).splitlines() if line]
+        ids = {event["event_id"] for event in events}
+        runs = {event["run_id"] for event in events if event.get("run_id")}
+        if indexed != (ids, runs):
+            problems.append(
+                f"{segment.name}: the index has {len(indexed[0])} ids and {len(indexed[1])} runs, "
+                f"the lines {len(ids)} and {len(runs)}"
+            )
+    return problems
+
+
+def dim_event_parts(serve_db: Path) -> int:
+    """How many Parquet parts the snapshot's dim_events reads (0: no snapshot, or a table)."""
+    return len(snapshot_parts(serve_db).get("marts.dim_events", []))

@@ -212,6 +212,9 @@ class World:
         self.imports: list[Command] = []  # import commands given so far (a user repeats one)
         self.file_counter = 0
         self.compressed_checks = 0  # steps after which every sealed segment had to be compressed
+        # publishes that added dim_events's new events as one more part (warehouse/publish.py)
+        self.event_parts = 0
+        self.increments_published = 0
         # what the snapshot invariant remembers: marts after each successful build
         self.good_builds: list[Checksums] = []
         self.published_last_build = False
@@ -358,6 +361,13 @@ class World:
             plain = invariants.plain_sealed_segments(self.home / "log")
             self._violate(step, invariants.STORED_COMPRESSED, plain)
             self.compressed_checks += 1
+        self._violate(
+            step, invariants.ID_INDEX_IS_SEGMENT, invariants.id_index_problems(self.home / "log")
+        )
+        parts = invariants.dim_event_parts(self.home / "serve.duckdb")
+        if parts > self.event_parts:  # a publish added the new events as a part of their own
+            self.increments_published += 1
+        self.event_parts = parts
 
         raw_rows = sum(raw.values()) if raw else 0
         built = outcome.ok and (command.builds or command.argv[0] == "rebuild")

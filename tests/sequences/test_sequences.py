@@ -137,6 +137,8 @@ def test_random_sequences_keep_every_invariant(tmp_path_factory, record_property
     record_property("sequence summary", summary)
     # every sequence ends in an ingest (the tour's, or settle's): the compressed log is exercised
     assert sum(w.compressed_checks for w in worlds) >= len(worlds), summary
+    # and new events reach the snapshot as a part of their own at least once
+    assert sum(w.increments_published for w in worlds) >= 1, summary
     failed = [w for w in worlds if _unknown(w, w.violations)]
     if failed:
         world = failed[0]
@@ -166,7 +168,8 @@ def _summary(worlds: list[World], seconds: float) -> str:
         f"{len(worlds)} sequences, {steps} steps ({kills} with kill -9, {landed} of them "
         "before the command ended), "
         f"{sum(w.rebuild_checks for w in worlds)} fresh-rebuild comparisons, "
-        f"{sum(w.compressed_checks for w in worlds)} checks of the compressed log, {seconds:.0f} s "
+        f"{sum(w.compressed_checks for w in worlds)} checks of the compressed log, "
+        f"{sum(w.increments_published for w in worlds)} publishes by increment, {seconds:.0f} s "
         f"(commands {spent['commands']:.0f} s, checks {spent['checks']:.0f} s, "
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)",
         "rules: " + ", ".join(f"{rule} {n}" for rule, n in sorted(rules.items())),

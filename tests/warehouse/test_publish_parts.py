@@ -12,7 +12,7 @@ import pytest
 from bench.export import ExportError
 from bench.sql_cli import open_snapshot, run_query
 from warehouse import publish
-from warehouse.publish import parts_dir, publish_snapshot, table_checksums
+from warehouse.publish import parts_dir, publish_snapshot, snapshot_parts, table_checksums
 
 
 @pytest.fixture
@@ -38,12 +38,7 @@ def warehouse(tmp_path, monkeypatch) -> Path:
 
 def _parts(serve: Path) -> dict[str, list[str]]:
     """The part files the snapshot reads, per table, in the order written."""
-    with duckdb.connect(str(serve), read_only=True) as con:
-        rows = con.execute("select table_name, path from main._publish_parts order by rowid")
-        parts: dict[str, list[str]] = {}
-        for table, path in rows.fetchall():
-            parts.setdefault(table, []).append(path)
-        return parts
+    return {table: [p.path for p in parts] for table, parts in snapshot_parts(serve).items()}
 
 
 def _rows_in(part: str) -> int:
