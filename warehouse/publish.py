@@ -50,7 +50,8 @@ CONNECTION_OPTIONS = ("memory_limit", "threads", "temp_directory", "storage_comp
 _ENV_VAR = re.compile(r"\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}")
 # A table this large is published as a Parquet part (re-written only when it changed); smaller
 # ones are copied into serve.duckdb on every publish, which costs less than tracking them.
-PART_MIN_ROWS = int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", "50000"))
+# BENCH_PUBLISH_PART_MIN_ROWS overrides it, read at each publish (part_min_rows).
+PART_MIN_ROWS = 50_000
 PARTS_TABLE = "_publish_parts"
 # Tables whose rows never change once written, with the key that tells a new row: published by
 # increments (module docstring). dim_events is a view over the event log's rows, and a row's
@@ -65,6 +66,10 @@ MAX_PARTS = 8  # parts of one table before they are written again as one (each c
 # default is 122,880) make a 1M-event dim_events query for one run's relevance grades 5x faster
 # (0.72 s -> 0.14 s) at the same file size.
 PART_ROW_GROUP_ROWS = 16_384
+
+
+def part_min_rows() -> int:
+    return int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", PART_MIN_ROWS))
 
 
 def parts_dir(serve_db: Path) -> Path:
@@ -101,7 +106,7 @@ def publish_snapshot(
                 con.execute(f"create schema serve.{schema}")
                 for table, rows, exact in _tables(con, schema):
                     name = f"{schema}.{table}"
-                    if rows >= PART_MIN_ROWS:
+                    if rows >= part_min_rows():
                         unchanged = changed is not None and table not in changed
                         parts[name] = _table_parts(
                             con,

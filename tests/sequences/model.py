@@ -1,8 +1,8 @@
 """A user's warehouse over months, as a state machine: the rules are what users do, the
 invariants of issue #25 are checked after every step.
 
-`World` owns one temporary data root and drives the real `bench` CLI in subprocesses, as a
-user does: offline runs of each family on small random subsets; imports of generated files
+`World` owns one temporary data root and drives the real `bench` CLI against it, as a user
+does (in this process, tests/sequences/runner.py; a killed command as a process of its own): offline runs of each family on small random subsets; imports of generated files
 in every format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a
 `kill -9` of any of these at a random moment followed by the same command again.
 
@@ -57,8 +57,8 @@ SYSTEM_NAMES = ["acme", "globex", "initech"]
 # The offline deep-research systems (the local RAG lane at three depths, the closed-book control).
 DRACO_SYSTEMS = ["local-rag", "local-rag-shallow", "local-rag-deep", "closed-book-research"]
 JUDGE_LABELS = ["gpt-4o", "claude-sonnet-5"]
-# Seconds a command takes here before any measurement (the first run of each kind replaces it):
-# the kill lands at a random fraction of this.
+# Seconds a command takes here as a process of its own (a kill that lands after the command
+# ended refines them): the kill lands at a random fraction of this.
 TYPICAL_S = {
     "ingest": 3.0,
     "build": 10.0,
@@ -317,9 +317,11 @@ class World:
             )
             note = "; ".join(filter(None, [command.note, said]))
             command = replace(command, rescores=pending, publishes=pending, note=note)
-        if outcome.ok:
+        if killed is not None and killed.ok:
+            # the kill came after the command ended: its time as a process of its own (a step
+            # runs in this process, without the process's start) is what later kills aim into
             key = command.typical_key
-            self.typical_s[key] = round(0.5 * self.typical_s[key] + 0.5 * outcome.seconds, 2)
+            self.typical_s[key] = round(0.5 * self.typical_s[key] + 0.5 * killed.seconds, 2)
         step = Step(len(self.steps) + 1, command, outcome, killed)
         self.steps.append(step)
         self.seconds["commands"] += time.monotonic() - started

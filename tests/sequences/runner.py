@@ -1,5 +1,9 @@
-"""Run `bench` as a user does: a subprocess against the sequence's data root; or kill -9 it.
-The checks between steps run theirs in this process (`check_bench`).
+"""Run a step's `bench` command against the sequence's data root, or kill -9 it.
+
+A step runs in this process (tests/bench_cli.py; its fidelity to the installed command is
+tests/cli/test_bench_in_process.py), as does every check between steps: the process pays dbt's
+import and parse once, not once per command (~5 s a step). A step that is killed runs as its own
+process, since a kill is of a process; the same command again then runs here.
 
 A kill sends SIGKILL to the command's whole process group (bench and the dbt it starts), as
 a crash, the OOM killer or a closed session does: killing bench alone would leave its dbt
@@ -18,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BENCH = str(Path(sys.executable).with_name("bench"))
-COMMAND_TIMEOUT_S = 600
 
 
 @dataclass
@@ -52,35 +55,18 @@ def bench_env(home: Path) -> dict[str, str]:
 
 
 def run_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
-    started = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [BENCH, *argv],
-            env=bench_env(home),
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT_S,
-            start_new_session=True,
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        return Outcome(
-            argv, -1, f"{out}\n(timed out after {COMMAND_TIMEOUT_S} s)", COMMAND_TIMEOUT_S
-        )
-    return Outcome(argv, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - started)
-
-
-def check_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
-    """A command the checks run between steps (the fresh-rebuild oracle, `verify`, `plan`), not
-    a step of the user's: in this process (tests/bench_cli.py), which pays dbt's import and
-    parse once instead of once per check."""
+    """A step's command, in this process."""
     from tests.bench_cli import run_bench as run_in_process
 
     started = time.monotonic()
     env = {k: v for k, v in bench_env(home).items() if k != "BENCH_HOME"}
     result = run_in_process(home, *argv, env=env, cwd=cwd, check=False)
     return Outcome(argv, result.returncode, result.output, time.monotonic() - started)
+
+
+def check_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
+    """A command the checks run between steps (the fresh-rebuild oracle, `verify`, `plan`)."""
+    return run_bench(home, argv, cwd)
 
 
 def kill_bench(home: Path, argv: list[str], cwd: Path, after_s: float) -> Outcome:
