@@ -45,6 +45,26 @@ def fixture_warehouse(tmp_path_factory):
     return shared(tmp_path_factory)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _streamlit_scans_installed_packages_once():
+    """Every AppTest run scans the metadata of every installed distribution for Streamlit
+    components (streamlit/components/v2/manifest_scanner.py): ~0.7 s a run here, most of an app
+    test's time, for an answer that cannot change during the session (the app ships no
+    component). A served app scans once at start; the tests now do too."""
+    scanner = sys.modules.get("streamlit.components.v2.manifest_scanner")
+    if scanner is None:
+        try:
+            from streamlit.components.v2 import manifest_scanner as scanner
+        except ImportError:  # a streamlit without v2 components: nothing to scan
+            yield
+            return
+    scan = scanner.scan_component_manifests
+    found = scan()
+    scanner.scan_component_manifests = lambda max_workers=None: list(found)
+    yield
+    scanner.scan_component_manifests = scan
+
+
 # Longest first (LPT scheduling): scripts/test passes --no-loadscope-reorder, so xdist's
 # loadfile hands out files in this order; otherwise it would hand out the files with the most
 # tests first and the one-test files that each take a minute or more (a pipeline per test, pip
