@@ -73,32 +73,43 @@ def run_bench(
     cwd: Path | None = None,
     check: bool = True,
     subprocess: bool = False,
+    stdin: str | None = None,
 ) -> BenchResult:
-    """`bench <args>` against the data root `home`; `check` raises when it exits non-zero."""
+    """`bench <args>` against the data root `home`, reading `stdin` when given (as a pipe);
+    `check` raises when it exits non-zero."""
     full_env = bench_env(home, env)
     run = _as_subprocess if subprocess else _in_process
-    result = run(list(args), full_env, cwd or Path.cwd())
+    result = run(list(args), full_env, cwd or Path.cwd(), stdin)
     if check and result.returncode != 0:
         raise AssertionError(str(result))
     return result
 
 
-def _as_subprocess(args: list[str], env: dict[str, str], cwd: Path) -> BenchResult:
+def _as_subprocess(
+    args: list[str], env: dict[str, str], cwd: Path, stdin: str | None
+) -> BenchResult:
     proc = _subprocess.run(
-        [BENCH, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=TIMEOUT_S
+        [BENCH, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=TIMEOUT_S,
+        input=stdin,
     )
     return BenchResult(args, proc.returncode, proc.stdout, proc.stderr)
 
 
-def _in_process(args: list[str], env: dict[str, str], cwd: Path) -> BenchResult:
+def _in_process(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None) -> BenchResult:
     from bench.cli import main
 
     stdout, stderr = _captured(), _captured()
+    piped = None if stdin is None else io.TextIOWrapper(io.BytesIO(stdin.encode()), "utf-8")
     # rich wraps at the width it finds: 80 for a pipe, as a subprocess's would be
     env = {"COLUMNS": "80", **env}
     with (
         _ONE_COMMAND_AT_A_TIME,
-        _process_state(args, env, cwd, stdout, stderr),
+        _process_state(args, env, cwd, stdout, stderr, piped),
         _consoles_as_in_a_new_process(),
     ):
         try:
@@ -165,19 +176,21 @@ def _process_state(
     cwd: Path,
     stdout: io.TextIOWrapper,
     stderr: io.TextIOWrapper,
+    stdin: io.TextIOWrapper | None,
 ) -> Iterator[None]:
-    saved = dict(os.environ), os.getcwd(), sys.argv, sys.stdout, sys.stderr
+    saved = dict(os.environ), os.getcwd(), sys.argv, sys.stdout, sys.stderr, sys.stdin
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
     sys.argv = ["bench", *args]
     sys.stdout, sys.stderr = stdout, stderr
+    sys.stdin = stdin or sys.stdin
     try:
         yield
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-        environ, cwd_before, sys.argv, sys.stdout, sys.stderr = saved
+        environ, cwd_before, sys.argv, sys.stdout, sys.stderr, sys.stdin = saved
         os.chdir(cwd_before)
         os.environ.clear()
         os.environ.update(environ)

@@ -3,10 +3,7 @@ completion, and errors that name the offline alternative."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -15,23 +12,29 @@ import pytest
 from bench.cli import cli_command
 from bench.help import EXAMPLES, package_version, walk
 from bench.hints import offline_hint
+from tests.bench_cli import run_bench
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 
-
-def _bench(*args: str, env: dict[str, str] | None = None, home: Path | None = None, **kw):
-    environ = {**os.environ, **(env or {}), "COLUMNS": "200"}
-    if home is not None:
-        environ["BENCH_HOME"] = str(home)
-    return subprocess.run([BENCH, *args], capture_output=True, text=True, env=environ, **kw)
+def _bench(
+    *args: str,
+    env: dict[str, str] | None = None,
+    home: Path | None = None,
+    subprocess: bool = False,
+    input: str | None = None,
+):
+    """`bench <args>` on a wide console, with `input` piped to it, in this process
+    (tests/bench_cli.py) unless `subprocess`: the installed entry point, where the process
+    itself is under test."""
+    wide = {**(env or {}), "COLUMNS": "200"}
+    return run_bench(home, *args, env=wide, check=False, subprocess=subprocess, stdin=input)
 
 
 def test_version_and_short_help() -> None:
-    version = _bench("--version")
+    version = _bench("--version", subprocess=True)
     assert version.returncode == 0
     assert version.stdout.strip() == f"bench {package_version()}"
     assert package_version() == "0.1.0"  # installed metadata, not the fallback
-    short = _bench("-h")
+    short = _bench("-h", subprocess=True)
     assert short.returncode == 0
     assert "Usage: bench" in short.stdout
     assert "--install-completion" in short.stdout  # completion is enabled
@@ -92,7 +95,7 @@ def test_busy_port_fails_before_printing_the_url(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _bench("app", "--port", str(port), home=tmp_path / "home", timeout=60)
+        result = _bench("app", "--port", str(port), home=tmp_path / "home", subprocess=True)
     assert result.returncode == 2
     assert f"port {port}" in result.stderr and "--port" in result.stderr
     assert "http://" not in result.stdout

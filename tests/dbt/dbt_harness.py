@@ -17,8 +17,8 @@ from pathlib import Path
 
 import duckdb
 
-# The session's fixture warehouse (fixture_warehouse.py) runs every dbt unit test once; the
-# partial builds of single tests leave them out, as a user's `bench build` does.
+# Builds here leave the dbt unit tests out, as a user's `bench build` does: they run once, through
+# `bench test` (tests/cli/test_bench_test_cmd.py).
 from transform.dbt_build import NO_UNIT_TESTS  # noqa: F401 (re-exported for the tests)
 from transform.dbt_invoke import invoke_dbt
 

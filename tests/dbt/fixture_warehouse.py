@@ -1,5 +1,6 @@
 """The one fixture warehouse of tests/dbt, tests/dbt_qa and tests/dbt_draco: every family's events
-in one raw.events, one `dbt build` (unit tests included) for the whole session.
+in one raw.events, one `dbt build` for the whole session (the unit tests left out, as a user's
+build does: tests/cli/test_bench_test_cmd.py runs them on a copy of this warehouse).
 
 A full build costs ~1-2 min on 2 cores, so the three families share it instead of building their
 own (issue #10). Under pytest-xdist the first worker that asks builds it (tests/shared_build.py);
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbt_harness import BuiltWarehouse, run_dbt
+from dbt_harness import NO_UNIT_TESTS, BuiltWarehouse, run_dbt
 from extraction_cases import edge_case_runs, real_data_run
 from raw_events_fixture import PRODUCER, Clock, insert_events
 
@@ -94,7 +95,7 @@ def build(work: Path) -> FixtureWarehouse:
     insert_events(db_path, [*extraction, *qa_offline, *qa_vendor])
     # the same events loaded twice into raw (e.g. an append instead of a merge): staging dedupes
     insert_events(db_path, duplicated, segment="zz-duplicate.jsonl")
-    result = run_dbt(["build"], db_path, work)
+    result = run_dbt(["build", *NO_UNIT_TESTS], db_path, work)
     all_events = [*draco.events, *extraction, *qa_offline, *qa_vendor]
     (work / _BUILD_OUTPUT).write_text(result.stdout)  # for a reader debugging a failed test
     return FixtureWarehouse(

@@ -64,7 +64,7 @@ def leaderboard(built_warehouse):
     return {(row["run_id"], row["system"]): row for row in rows}
 
 
-def test_build_passes_with_unit_tests_and_warns_about_the_orphan(built_warehouse):
+def test_build_passes_and_warns_about_the_orphan(built_warehouse):
     out = built_warehouse.build_output
     summary = re.search(r"Done\. PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+)", out)
     assert summary, out[-2000:]
@@ -74,10 +74,8 @@ def test_build_passes_with_unit_tests_and_warns_about_the_orphan(built_warehouse
         r"WARN 1 assert_extraction_outcomes_are_on_the_grid", re.sub(r"\x1b\[[0-9;]*m", "", out)
     )
     assert warned_tests(out) == ["assert_extraction_outcomes_are_on_the_grid"]
-    # every unit test of the project runs here: this build is CI's one run of them (scripts/test)
-    found = re.search(r"Found .*?(\d+) unit tests", out)
-    assert found and int(found.group(1)) > 0, out[:2000]
-    assert len(re.findall(r"START unit_test ", out)) == int(found.group(1))
+    # a user's build: the unit tests run through `bench test` (tests/cli/test_bench_test_cmd.py)
+    assert "START unit_test " not in out
 
 
 def test_raw_events_fixture_matches_the_contract_table():
