@@ -256,7 +256,7 @@ class EventLog:
         renamed, then recorded, then the plain file removed: a kill at any point leaves one whole
         copy, and the next call finishes the job."""
         records = self.manifest_records()
-        seals = {r.record["segment"] for r in records if r.op == "seal"}
+        seals = self.seals(records)
         recorded = self.compressions(records)
         done: list[str] = []
         for segment in self.segments():
@@ -360,7 +360,12 @@ class EventLog:
 
     def manifest(self) -> dict[str, dict[str, Any]]:
         """Seal record per sealed segment."""
-        return {r.record["segment"]: r.record for r in self.manifest_records() if r.op == "seal"}
+        return self.seals(self.manifest_records())
+
+    @staticmethod
+    def seals(records: list[ManifestRecord]) -> dict[str, dict[str, Any]]:
+        """The `seal` record of each sealed segment, from `records`."""
+        return {r.record["segment"]: r.record for r in records if r.op == "seal"}
 
     def head(self, records: list[ManifestRecord] | None = None) -> LogHead:
         """Size and Merkle root of the MANIFEST as it is now."""
@@ -472,7 +477,7 @@ class EventLog:
             if manifest_tail is not None:
                 torn.append(manifest_tail)
             records = self.manifest_records()  # under the lock: another recoverer may have sealed
-            seals = {r.record["segment"] for r in records if r.op == "seal"}
+            seals = self.seals(records)
             opened = {r.record["segment"] for r in records if r.op == "open"}
             for segment in self.segments():
                 if segment.name in seals or segment.name not in opened:
@@ -627,7 +632,7 @@ class _IdScan:
         runs: set[str] = set()
         skipped = set(skip)
         records = self.log.manifest_records()
-        seals = {r.record["segment"]: r.record for r in records if r.op == "seal"}
+        seals = self.log.seals(records)
         compressed = self.log.compressions(records)
         for segment in self.log.segments():
             if segment.name in skipped:

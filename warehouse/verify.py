@@ -120,7 +120,7 @@ def verify_log(
             )
         )
     report.head = head_of([leaf_hash(r.data) for r in records], 0)
-    seals = {r.record["segment"]: r.record for r in records if r.op == "seal"}
+    seals = EventLog.seals(records)
     compressions = EventLog.compressions(records) if fast else {}
     opened = {r.record["segment"] for r in records if r.op == "open"}
     accepted_keys = {
