@@ -69,6 +69,8 @@ PART_ROW_GROUP_ROWS = 16_384
 
 
 def part_min_rows() -> int:
+    """Read at each publish, not at import: a process that lives on (the app, a test's
+    in-process `bench`) sees the setting of the call."""
     return int(os.environ.get("BENCH_PUBLISH_PART_MIN_ROWS", PART_MIN_ROWS))
 
 
@@ -102,11 +104,12 @@ def publish_snapshot(
         with _connect_bounded(warehouse_db) as con:
             quoted = str(tmp).replace("'", "''")  # ATTACH takes no parameters
             con.execute(f"attach '{quoted}' as serve")
+            min_part_rows = part_min_rows()
             for schema in PUBLISHED_SCHEMAS:
                 con.execute(f"create schema serve.{schema}")
                 for table, rows, exact in _tables(con, schema):
                     name = f"{schema}.{table}"
-                    if rows >= part_min_rows():
+                    if rows >= min_part_rows:
                         unchanged = changed is not None and table not in changed
                         parts[name] = _table_parts(
                             con,

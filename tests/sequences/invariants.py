@@ -20,7 +20,7 @@ import duckdb
 import yaml
 
 from tests.cli.test_report import csvs_against_marts
-from tests.sequences.runner import Outcome, check_bench
+from tests.sequences.runner import Outcome, run_bench
 from warehouse.log import EventLog
 from warehouse.publish import parts_dir, snapshot_parts, table_checksums
 
@@ -407,7 +407,7 @@ def rebuild_copy(home: Path, oracle_home: Path, cwd: Path) -> tuple[Outcome, Che
             shutil.copytree(source, target, ignore=shutil.ignore_patterns("locks"))
         elif source.exists():
             shutil.copy2(source, target)
-    outcome = check_bench(oracle_home, ["rebuild"], cwd)
+    outcome = run_bench(oracle_home, ["rebuild"], cwd)
     sums = mart_checksums(oracle_home / "warehouse.duckdb") if outcome.ok else None
     return outcome, sums
 

@@ -2,8 +2,8 @@
 invariants of issue #25 are checked after every step.
 
 `World` owns one temporary data root and drives the real `bench` CLI against it, as a user
-does (in this process, tests/sequences/runner.py; a killed command as a process of its own): offline runs of each family on small random subsets; imports of generated files
-in every format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a
+does (in this process, tests/sequences/runner.py; a killed command as a process of its own):
+offline runs of each family on small random subsets; imports of generated files in every format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a
 `kill -9` of any of these at a random moment followed by the same command again.
 
 Choices come from a `Chooser`, so the same rules serve hypothesis (tests/sequences/
@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from tests.imports.inspect_log_file import write_inspect_log
 from tests.sequences import files, invariants
 from tests.sequences.invariants import Checksums, LogView
-from tests.sequences.runner import Outcome, check_bench, kill_bench, run_bench
+from tests.sequences.runner import Outcome, kill_bench, run_bench
 from warehouse.log import EventLog
 
 T = TypeVar("T")
@@ -421,7 +421,7 @@ class World:
             )
         if command.argv[:2] == ["run", "draco"] and outcome.ok:
             options = [a for a in command.argv[2:] if a != "--no-score"]
-            plan = check_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
+            plan = run_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
             self._violate(
                 step,
                 invariants.PLAN_NAMES_THE_RUN,
@@ -429,7 +429,7 @@ class World:
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
             )
-        verify = check_bench(self.home, ["verify"], self.files_dir)
+        verify = run_bench(self.home, ["verify"], self.files_dir)
         if not verify.ok:
             self._violate(
                 step, invariants.VERIFY_PASSES, [f"rc {verify.returncode}: {verify.tail(4)}"]

@@ -55,18 +55,14 @@ def bench_env(home: Path) -> dict[str, str]:
 
 
 def run_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
-    """A step's command, in this process."""
+    """A step's command, or a check's between steps (the fresh-rebuild oracle, `verify`,
+    `plan`), in this process."""
     from tests.bench_cli import run_bench as run_in_process
 
     started = time.monotonic()
     env = {k: v for k, v in bench_env(home).items() if k != "BENCH_HOME"}
     result = run_in_process(home, *argv, env=env, cwd=cwd, check=False)
     return Outcome(argv, result.returncode, result.output, time.monotonic() - started)
-
-
-def check_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
-    """A command the checks run between steps (the fresh-rebuild oracle, `verify`, `plan`)."""
-    return run_bench(home, argv, cwd)
 
 
 def kill_bench(home: Path, argv: list[str], cwd: Path, after_s: float) -> Outcome:

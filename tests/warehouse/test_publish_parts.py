@@ -79,6 +79,16 @@ def test_a_large_mart_reads_the_same_through_its_part(warehouse, tmp_path):
     assert kinds == {"dim_events": "VIEW", "fct_samples": "VIEW", "leaderboard": "BASE TABLE"}
 
 
+def test_the_part_threshold_is_read_at_each_publish(warehouse, tmp_path, monkeypatch):
+    # after import, as in a process that lives on: 3,000 rows are a part only once it says so
+    monkeypatch.setenv("BENCH_PUBLISH_PART_MIN_ROWS", "4000")
+    publish_snapshot(warehouse, tmp_path / "a.duckdb", {})
+    assert sorted(_parts(tmp_path / "a.duckdb")) == ["marts.dim_events"]
+    monkeypatch.setenv("BENCH_PUBLISH_PART_MIN_ROWS", "2000")
+    publish_snapshot(warehouse, tmp_path / "b.duckdb", {})
+    assert sorted(_parts(tmp_path / "b.duckdb")) == ["marts.dim_events", "marts.fct_samples"]
+
+
 def test_an_unchanged_part_is_reused_and_a_changed_one_rewritten(warehouse, tmp_path):
     serve = tmp_path / "serve.duckdb"
     publish_snapshot(warehouse, serve, {})
