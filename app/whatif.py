@@ -121,11 +121,15 @@ def qa_relevance(
 
 
 def qa_costs(
-    board: pd.DataFrame, prices: dict[str, float | None], formulas: Formulas
+    board: pd.DataFrame,
+    prices: dict[str, float | None],
+    published_prices: dict[str, float | None],
+    formulas: Formulas,
 ) -> pd.DataFrame:
-    """Per qa_leaderboard row: usd_per_1k (the given price, else the published one) and
-    run_cost_usd at that price (formula qa_run_cost)."""
-    return formula_sql.qa_lane_costs(board, prices, formulas)
+    """Per qa_leaderboard row: usd_per_1k and run_cost_usd as the rescore this panel prints
+    would publish them: the lanes whose price changed at the new price (formula qa_run_cost),
+    the others as published."""
+    return formula_sql.qa_lane_costs(board, changed_prices(prices, published_prices), formulas)
 
 
 def qa_formulas_published(formulas: Formulas) -> bool:
@@ -171,15 +175,23 @@ def qa_rescore_command(
     parts = []
     if float(threshold) != float(published_threshold):
         parts.append(f"--umbrela-threshold {_num(threshold)}")
-    changed = {
-        lane: price
-        for lane, price in prices.items()
-        if price is not None and not _same_price(price, published_prices.get(lane))
-    }
+    changed = changed_prices(prices, published_prices)
     if changed:
         spec = ",".join(f"{lane}={_num(price)}" for lane, price in changed.items())
         parts.append(f"--lane-prices {spec}")
     return f"bench rescore {' '.join(parts)}" if parts else None
+
+
+def changed_prices(
+    prices: dict[str, float | None], published_prices: dict[str, float | None]
+) -> dict[str, float]:
+    """The lanes the panel gave a price other than the published one (an emptied price keeps
+    the published one: --lane-prices cannot unset a price)."""
+    return {
+        lane: price
+        for lane, price in prices.items()
+        if price is not None and not _same_price(price, published_prices.get(lane))
+    }
 
 
 def _same_price(price: float, published: float | None) -> bool:

@@ -384,7 +384,7 @@ def qa_whatif() -> None:
     if not has_judge:
         st.caption("This run has no relevance judge: LLM hit@10 and precision@10 are not measured.")
     relevance = whatif.qa_relevance(units, chunks, float(threshold), formulas)
-    costs = whatif.qa_costs(board, chosen_prices, formulas)
+    costs = whatif.qa_costs(board, chosen_prices, published_prices, formulas)
     reranked = whatif.qa_rerank(board, relevance, costs, rank_by)
     ui.dataframe(
         reranked,

@@ -167,10 +167,20 @@ order by lane
 
 _QA_LANE_COSTS_SQL = """
 with lanes as (
-    select _row, lane, coalesce(chosen_usd_per_1k, usd_per_1k) as usd_per_1k, n_landed, n_failed
+    select
+        _row,
+        lane,
+        coalesce(given_usd_per_1k, usd_per_1k) as usd_per_1k,
+        given_usd_per_1k is not null as repriced,
+        run_cost_usd as published_run_cost_usd,
+        n_landed,
+        n_failed
     from board
 )
-select lane, usd_per_1k, {qa_run_cost} as run_cost_usd
+select
+    lane,
+    usd_per_1k,
+    case when repriced then {qa_run_cost} else published_run_cost_usd end as run_cost_usd
 from lanes
 order by _row
 """
@@ -199,16 +209,18 @@ def qa_lane_relevance(
 
 
 def qa_lane_costs(
-    board: pd.DataFrame, prices: Mapping[str, float | None], formulas: Formulas
+    board: pd.DataFrame, prices: Mapping[str, float], formulas: Formulas
 ) -> pd.DataFrame:
-    """Per qa_leaderboard row, in its order: usd_per_1k (the price given for the lane, else the
-    published one) and run_cost_usd at that price (formula qa_run_cost)."""
-    chosen = board[["lane", "usd_per_1k", "n_landed", "n_failed"]].assign(
+    """Per qa_leaderboard row, in its order, what `bench rescore --lane-prices` with `prices`
+    would publish: a lane given a price gets it and run_cost_usd at it (formula qa_run_cost);
+    every other lane keeps its published usd_per_1k and run_cost_usd (for a lane priced by an
+    imported file, the file's own total, which no list price restates)."""
+    given = board[["lane", "usd_per_1k", "run_cost_usd", "n_landed", "n_failed"]].assign(
         _row=range(len(board)),
-        chosen_usd_per_1k=pd.Series(
+        given_usd_per_1k=pd.Series(
             [prices.get(lane) for lane in board["lane"]], index=board.index, dtype="float64"
         ),
     )
-    out = _over_frames(_QA_LANE_COSTS_SQL.format(**formulas), board=chosen)
+    out = _over_frames(_QA_LANE_COSTS_SQL.format(**formulas), board=given)
     out.index = board.index
     return out

@@ -268,6 +268,40 @@ def test_an_imported_run_shows_its_files_cost_and_latency(snap: CostSnapshot) ->
     assert_human_tables(at)
 
 
+def test_the_whatif_keeps_an_imported_files_total_until_its_price_changes(
+    snap: CostSnapshot,
+) -> None:
+    """The QA what-if prices a lane as the rescore it prints would: unchanged, an imported
+    lane keeps the file's own total (one of its rows states no cost, so the mean x attempted
+    is not that total); repriced, it costs the new price x attempted."""
+    from app import whatif
+
+    expected = costed_file_figures(snap.costed_file)
+    run_id, grader_id = import_side(snap.serve_db, COSTED_LANE)
+    board = snapshot_rows(
+        snap.serve_db,
+        "select * from marts.qa_leaderboard where run_id = ? and grader_id = ?",
+        [run_id, grader_id],
+    )
+    formulas = dict(
+        snapshot_rows(
+            snap.serve_db, "select formula, sql_text from marts.dim_scoring_formulas"
+        ).itertuples(index=False)
+    )
+    published = {COSTED_LANE: float(board["usd_per_1k"].iloc[0])}
+    (attempted,) = (board["n_landed"] + board["n_failed"]).tolist()
+    assert expected["usd_per_1k"] * attempted / 1000 != pytest.approx(expected["run_cost_usd"])
+
+    unchanged = whatif.qa_costs(board, dict(published), published, formulas)
+    assert unchanged["run_cost_usd"].tolist() == [board["run_cost_usd"].iloc[0]]
+    assert unchanged["run_cost_usd"].iloc[0] == pytest.approx(expected["run_cost_usd"], rel=1e-12)
+    assert whatif.qa_rescore_command(3, 3, dict(published), published) is None
+
+    repriced = whatif.qa_costs(board, {COSTED_LANE: 2.0}, published, formulas)
+    assert repriced["usd_per_1k"].tolist() == [2.0]
+    assert repriced["run_cost_usd"].iloc[0] == pytest.approx(2.0 * attempted / 1000, rel=1e-12)
+
+
 def test_an_imported_file_without_cost_shows_a_dash_not_our_list_price(
     snap: CostSnapshot,
 ) -> None:
