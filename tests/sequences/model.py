@@ -3,8 +3,9 @@ invariants of issue #25 are checked after every step.
 
 `World` owns one temporary data root and drives the real `bench` CLI against it, as a user
 does (in this process, tests/sequences/runner.py; a killed command as a process of its own):
-offline runs of each family on small random subsets; imports of generated files in every format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a
-`kill -9` of any of these at a random moment followed by the same command again.
+offline runs of each family on small random subsets; imports of generated files in every
+format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a `kill -9` of any
+of these at a random moment followed by the same command again.
 
 Choices come from a `Chooser`, so the same rules serve hypothesis (tests/sequences/
 test_sequences.py draws through `st.data()`) and the soak driver (`benchmarks/soak.py`, a
