@@ -15,7 +15,6 @@ import duckdb
 
 from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.scoring_vars import (  # noqa: F401  (bench.rescore.parse_weights is the CLI's)
-    WEIGHT_TOLERANCE,
     dbt_var_defaults,
     extraction_weight_names,
     parse_weights,

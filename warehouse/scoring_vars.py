@@ -1,24 +1,21 @@
 """Scoring-var rules both `bench rescore` and the app's what-if panels apply: one validator, so a
-panel can never print a command the CLI refuses.
+panel can never print a command the CLI refuses, and that validator is dbt's own macro.
 
 The valid extraction weight names come from ONE place, the default of var `extraction_weights`
-in dbt_project/dbt_project.yml (the composite's SQL validates the same keys). Here, not in
+in dbt_project/dbt_project.yml; what makes a weight set valid is the macro the build applies
+(macros/scoring_vars.sql:extraction_weights), called through warehouse.dbt_macros. Here, not in
 bench/, because the app may import only `warehouse` (import-linter).
 """
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-# The same directory bench.settings.DBT_PROJECT_DIR names: dbt_project/ ships beside warehouse/.
-DBT_PROJECT_DIR = Path(__file__).resolve().parent.parent / "dbt_project"
-
-WEIGHT_TOLERANCE = 1e-9
+from warehouse.dbt_macros import DBT_PROJECT_DIR, MacroError, call_macro
 
 
 @cache
@@ -35,9 +32,10 @@ def extraction_weight_names() -> tuple[str, ...]:
 def parse_weights(spec: str) -> dict[str, float]:
     """`completeness=0.5,success=0.5` -> the whole new weight set (components left out are 0).
 
-    Refused, naming the rule: an unknown name, a name given twice, a value that is not a finite
-    number in [0, 1], and a set that does not sum to 1."""
-    names = extraction_weight_names()
+    This reads the command line's syntax (NAME=NUMBER, each name once); whether the set is a
+    valid weighting is the dbt macro's rule (macros/scoring_vars.sql:extraction_weights, what
+    the build applies), evaluated here: an unknown name, a weight outside [0, 1] and a set that
+    does not sum to 1 are refused with its message."""
     given: dict[str, float] = {}
     for part in (p.strip() for p in spec.split(",")):
         if not part:
@@ -45,28 +43,18 @@ def parse_weights(spec: str) -> dict[str, float]:
         name, sep, value = (s.strip() for s in part.partition("="))
         if not sep or not name:
             raise ValueError(f"--weights: {part!r}: expected NAME=NUMBER")
-        if name not in names:
-            raise ValueError(
-                f"--weights: unknown weight {name!r}; the composite's components are "
-                f"{', '.join(names)} (var extraction_weights in dbt_project.yml)"
-            )
         if name in given:
             raise ValueError(f"--weights: {name} is given twice")
         try:
-            number = float(value)
+            given[name] = float(value)
         except ValueError:
             raise ValueError(f"--weights: {name}={value!r} is not a number") from None
-        if not math.isfinite(number):
-            raise ValueError(f"--weights: {name}={value}: a weight must be a finite number")
-        if not 0 <= number <= 1:
-            raise ValueError(f"--weights: {name}={value}: each weight must be in [0, 1]")
-        given[name] = number
     if not given:
         raise ValueError("--weights: give at least one NAME=NUMBER")
-    total = math.fsum(given.values())
-    if abs(total - 1) > WEIGHT_TOLERANCE:
-        raise ValueError(
-            f"--weights: the weights must sum to 1 (they sum to {total:g}); --weights replaces "
-            f"the whole set, a component left out weighs 0"
+    try:
+        weights = call_macro(
+            "scoring_vars.sql", "extraction_weights", variables={"extraction_weights": given}
         )
-    return {name: given.get(name, 0.0) for name in names}
+    except MacroError as refused:
+        raise ValueError(f"--weights: {refused}") from None
+    return {name: float(weights[name]) for name in extraction_weight_names()}

@@ -58,18 +58,19 @@
             "var extraction_weights: unknown weight(s) " ~ unknown | sort | join(', ')
             ~ "; known: " ~ components.keys() | list | join(', ')) }}
     {%- endif -%}
-    {#- The rules of warehouse/scoring_vars.py:parse_weights (what `bench rescore --weights` and
-        the app's what-if accept), so dbt run by hand or an edited scoring.json cannot publish
-        a composite the CLI would refuse: each weight a finite number in [0, 1], the set
-        summing to 1 (within 1e-9), a component left out weighing 0. -#}
+    {#- THE rule of a valid weighting, in one place: `bench rescore --weights` and the app's
+        what-if panels evaluate this very macro before dbt starts
+        (warehouse/scoring_vars.py:parse_weights, through warehouse/dbt_macros.py), so dbt run
+        by hand, an edited scoring.json and the CLI refuse the same sets: each weight a finite
+        number in [0, 1], the set summing to 1 (within 1e-9), a component left out weighing 0. -#}
     {%- set full = {} -%}
     {%- for key in components -%}
         {%- set value = weights.get(key, 0) -%}
         {%- if value is not number or value is sameas true or value is sameas false
             or value != value or value < 0 or value > 1 -%}
             {{ exceptions.raise_compiler_error(
-                "var extraction_weights." ~ key ~ ": each weight must be a number in [0, 1]; got "
-                ~ value) }}
+                "var extraction_weights: " ~ key ~ "=" ~ value
+                ~ ": each weight must be a finite number in [0, 1]") }}
         {%- endif -%}
         {%- do full.update({key: value}) -%}
     {%- endfor -%}

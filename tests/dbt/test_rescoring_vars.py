@@ -115,8 +115,8 @@ def test_page_useful_success_follows_the_threshold(rescored):
     ("weights", "message"),
     [
         ({"completeness": 1, "boilerplate": 1}, "var extraction_weights: unknown weight(s) boilerplate"),
-        # the rules bench rescore applies (warehouse.scoring_vars.parse_weights), held by dbt too
-        ({"completeness": 1.5}, "extraction_weights.completeness: each weight must be a number in [0, 1]"),
+        # the macro bench rescore and the app evaluate too (warehouse.scoring_vars.parse_weights)
+        ({"completeness": 1.5}, "extraction_weights: completeness=1.5: each weight must be a finite number in [0, 1]"),
         ({"completeness": 0.5, "success": 0.3}, "the weights must sum to 1 (they sum to 0.8)"),
     ],
 )  # fmt: skip

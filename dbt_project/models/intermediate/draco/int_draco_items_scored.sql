@@ -5,8 +5,9 @@
     'citation-quality': 'citation_quality',
 } %}
 -- One row per (run_id, lane, judge_id, item_id) of the grid: the item score over the FLAT list of
--- all its criteria (not a mean of axis scores; methodology 1.3), the four DRACO axis scores
--- (int_draco_item_axes_scored; NULL for a rubric set without that section) and the status:
+-- all its criteria (not a mean of axis scores; methodology 1.3) and the four DRACO axis scores,
+-- both summed by int_draco_rubric_scored (one aggregation at both grains; an axis score is NULL
+-- for a rubric set without that section), and the status:
 --   failed     no successful research (research_failed): score 0.0 on every axis, pass rate 0;
 --   missing    no terminal research event yet: scored 0.0 like a failure, counted apart;
 --   incomplete research succeeded but some criterion x sample verdict is missing (judging not
@@ -35,40 +36,17 @@ items as (
 
 ),
 
-criteria as (
+rubric as (
 
-    select * from {{ ref('int_draco_criteria_scored') }}
-    where true {{ only_runs_with_new_events(scoring_inputs) }}
-
-),
-
-axes as (
-
-    select * from {{ ref('int_draco_item_axes_scored') }}
+    select * from {{ ref('int_draco_rubric_scored') }}
     where true {{ only_runs_with_new_events(scoring_inputs) }}
 
 ),
 
 summed as (
 
-    select
-        run_id,
-        lane,
-        judge_id,
-        item_id,
-        {{ rubric_sums() }},
-        cast(sum(n_samples) as bigint) as n_samples,
-        cast(sum(coalesce(n_samples_expected, 1)) as bigint) as n_samples_expected,
-        count(*) filter (
-            where n_samples = 0 or n_samples < coalesce(n_samples_expected, 1)
-        ) as n_criteria_short,
-        cast(sum(n_unparsed_samples) as bigint) as n_unparsed_samples,
-        cast(sum(n_failed_samples) as bigint) as n_failed_samples,
-        cast(sum(n_retried_samples) as bigint) as n_retried_samples,
-        cast(sum(n_met_overridden_samples) as bigint) as n_met_overridden_samples,
-        {{ stable_sum('weight', 'criterion_position', where='weight < 0') }} as negative_weight_all
-    from criteria
-    group by run_id, lane, judge_id, item_id
+    select * from rubric
+    where not is_axis
 
 ),
 
@@ -82,7 +60,8 @@ axis_scores as (
         any_value(score) filter (where axis = '{{ axis }}') as score_{{ column }},
         {%- endfor %}
         item_id
-    from axes
+    from rubric
+    where is_axis
     group by run_id, lane, judge_id, item_id
 
 ),

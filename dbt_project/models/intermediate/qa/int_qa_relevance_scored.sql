@@ -13,13 +13,12 @@ with
 units as (
 
     select
-        units.run_id,
-        units.lane,
-        units.item_id,
-        runs.judge_id
-    from {{ ref('int_qa_units_resolved') }} as units
-    inner join {{ ref('int_qa_runs') }} as runs on units.run_id = runs.run_id
-    where units.chunks_event_id is not null
+        run_id,
+        lane,
+        item_id,
+        relevance_judge_id as judge_id
+    from {{ ref('int_qa_units_resolved') }}
+    where chunks_event_id is not null
 
 ),
 

@@ -7,7 +7,8 @@
 --     ('missing' when the unit has no answer yet). landed = the request landed: answered,
 --     zero_results, refused or rejected; failed and missing rows did not.
 --   * chunks: the chunks_normalized event of the resolved search's attempt (derived stages are
---     bound to the event they derive from, never mixed across attempts).
+--     bound to the event they derive from, never mixed across attempts); relevance_judge_id is
+--     the run's UMBRELA judge (null: the run judges no relevance) that grades those chunks.
 --   * latency: the search call's round trip as we timed it (latency_source 'measured'); an
 --     imported row, whose call we never timed, carries the file's own per-row latency instead
 --     (int_qa_imported_figures, latency_source 'imported'); null when neither exists.
@@ -129,6 +130,7 @@ grid as (
         runs.benchmark,
         runs.series,
         runs.run_index,
+        runs.judge_id as relevance_judge_id,
         coalesce(questions.dataset_sha256, runs.dataset_sha256) as dataset_sha256,
         questions.row_position,
         questions.sample_order,

@@ -4,7 +4,8 @@ with
 
 axes as (
 
-    select * from {{ ref('int_draco_item_axes_scored') }}
+    select * from {{ ref('int_draco_rubric_scored') }}
+    where is_axis
 
 ),
 
