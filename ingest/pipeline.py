@@ -29,6 +29,15 @@ from ingest.checks import loadable_sql, quarantine_sql
 from ingest.recovery import Recovery, ingest_lock, recover
 from warehouse.canonical import sha256_hex
 from warehouse.events import parse_payload
+from warehouse.lake import (
+    LAKE_ALIAS,
+    LakeError,
+    LakeTarget,
+    ensure_extensions,
+    lake_target,
+    open_warehouse,
+    warehouse_exists,
+)
 from warehouse.log import EventLog
 from warehouse.publish import create_database
 from warehouse.upcasters import UpcastError, upcast
@@ -572,17 +581,45 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path, budget: IngestBudget 
     from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
 
     budget = budget or IngestBudget.from_env()
-    credentials = DuckDbCredentials(
-        str(warehouse_db),
-        global_config={"memory_limit": budget.duckdb_memory_limit},
-        local_config=_DUCKDB_LOCAL_CONFIG,
-    )
+    lake = lake_target()
+    if lake is not None:
+        destination = _lake_destination(lake)
+    else:
+        credentials = DuckDbCredentials(
+            str(warehouse_db),
+            global_config={"memory_limit": budget.duckdb_memory_limit},
+            local_config=_DUCKDB_LOCAL_CONFIG,
+        )
+        destination = dlt.destinations.duckdb(credentials)
     return dlt.pipeline(
         pipeline_name=PIPELINE_NAME,
-        destination=dlt.destinations.duckdb(credentials),
+        destination=destination,
         dataset_name=DATASET_NAME,
         pipelines_dir=str(pipelines_dir),
     )
+
+
+def _lake_destination(lake: LakeTarget):
+    """dlt's own DuckLake destination, attaching the lake under the name every reader uses
+    (warehouse.lake.LAKE_ALIAS), its extensions installed from the wheels, never downloaded."""
+    import dlt
+    from dlt.destinations.impl.ducklake.configuration import DuckLakeCredentials
+
+    ensure_extensions()
+    if lake.is_local:
+        catalog = f"duckdb:///{lake.catalog}"
+    else:  # dlt takes a SQL catalog as a URL: postgres:postgresql://user@host/db
+        kind, _, dsn = lake.catalog.partition(":")
+        if kind != "postgres" or "://" not in dsn:
+            raise LakeError(
+                f"BENCH_WAREHOUSE=ducklake:{lake.catalog}: ingest needs a local catalog file or "
+                "a PostgreSQL catalog given as a URL, ducklake:postgres:postgresql://user@host/db"
+            )
+        catalog = dsn
+    credentials = DuckLakeCredentials(
+        ducklake_name=LAKE_ALIAS, catalog=catalog, storage=lake.data_path
+    )
+    return dlt.destinations.ducklake(credentials)
 
 
 def ingest_log(
@@ -604,7 +641,8 @@ def ingest_log(
     budget = budget or IngestBudget.from_env()
     skip = frozenset(skip_segments) | frozenset(purge_segments)
     with ingest_lock(Path(pipelines_dir)):
-        create_database(Path(warehouse_db))  # in the compact storage format dbt's files get
+        if lake_target() is None:
+            create_database(Path(warehouse_db))  # in the compact storage format dbt's files get
         pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
         # Whatever a killed ingest left pending is discarded and its lines read again
         # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the
@@ -625,9 +663,9 @@ def ingest_log(
 def _dedupe_events(warehouse_db: Path) -> int:
     """Keep one row per event_id in raw.events (rows of one id are the same line, loaded
     twice); returns how many were removed. One scan of the id column when there are none."""
-    if not Path(warehouse_db).exists():
+    if not warehouse_exists(Path(warehouse_db)):
         return 0
-    with duckdb.connect(str(warehouse_db)) as con:
+    with open_warehouse(Path(warehouse_db)) as con:
         exists = con.execute(
             "select count(*) from information_schema.tables "
             "where table_schema = 'raw' and table_name = 'events'"
@@ -648,7 +686,7 @@ def _dedupe_events(warehouse_db: Path) -> int:
 
 
 def _remove_segments(warehouse_db: Path, segments: frozenset[str]) -> int:
-    with duckdb.connect(str(warehouse_db)) as con:
+    with open_warehouse(Path(warehouse_db)) as con:
         exists = con.execute(
             "select count(*) from information_schema.tables "
             "where table_schema = 'raw' and table_name = 'events'"

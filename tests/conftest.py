@@ -86,6 +86,9 @@ _SLOWEST_FILES = (
     "tests/integration/test_draco_end_to_end.py",
     "tests/reliability/test_input_guards.py",
     "tests/dbt/test_marts_e2e.py",
+    # after the demo browser sweep, whose demo data root it loads (tests/demo_home.py): started
+    # first, it would wait for that build
+    "tests/lake/test_lake_build.py",
     "tests/live_extraction/test_live_marts.py",
     "tests/ingest/test_killed_ingest.py",
     "tests/dbt/test_incremental_no_reappend.py",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from transform.state import cursor_file
+from warehouse.lake import open_warehouse, warehouse_exists
 
 STAGING_ROOT = "stg_events"
 STAGING_PREFIX = f"{STAGING_ROOT}__"
@@ -24,10 +25,10 @@ def newest_raw_batch(warehouse_db: Path) -> str | None:
     """dlt's newest `_dlt_load_id` in raw.events (None: no dlt-loaded events)."""
     import duckdb
 
-    if not warehouse_db.exists():
+    if not warehouse_exists(warehouse_db):
         return None
     try:
-        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        with open_warehouse(warehouse_db, read_only=True) as con:
             row = con.execute("select max(_dlt_load_id) from raw.events").fetchone()
     except duckdb.Error:  # no raw.events yet, or a raw table written without dlt
         return None
@@ -35,9 +36,7 @@ def newest_raw_batch(warehouse_db: Path) -> str | None:
 
 
 def event_types_since(warehouse_db: Path, cursor: str) -> set[str]:
-    import duckdb
-
-    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+    with open_warehouse(warehouse_db, read_only=True) as con:
         rows = con.execute(
             "select distinct event_type from raw.events where _dlt_load_id > ?", [cursor]
         ).fetchall()

@@ -22,6 +22,7 @@ from typing import Any
 from transform import build_selection
 from transform.dbt_runner import DbtError, NodeProgress, run_dbt
 from transform.state import fingerprint_file, project_fingerprint, unpublished_file
+from warehouse.lake import open_warehouse, warehouse_exists
 from warehouse.paths import BenchPaths
 
 NO_UNIT_TESTS = ["--exclude-resource-type", "unit_test"]
@@ -39,10 +40,10 @@ def corrections_loaded(warehouse_db: Path) -> int:
     Corrections are rare, and the count is read from the event-type column only."""
     import duckdb
 
-    if not warehouse_db.exists():
+    if not warehouse_exists(warehouse_db):
         return 0
     try:
-        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        with open_warehouse(warehouse_db, read_only=True) as con:
             types = ", ".join(f"'{t}'" for t in CORRECTION_EVENT_TYPES)
             row = con.execute(
                 f"select count(*) from raw.events where event_type in ({types})"
@@ -161,7 +162,7 @@ def dbt_unit_tests(paths: BenchPaths, *, warehouse_db: Path | None = None) -> st
     its rule needs (`overrides: vars`), and the active ones would take precedence over them
     (the scoring_var macro reads the environment first)."""
     db = warehouse_db or paths.warehouse_db
-    if not db.exists():
+    if not warehouse_exists(db):
         raise DbtError(f"no warehouse at {db}: run `bench build` first")
     return run_dbt(paths, ["test", "--select", "test_type:unit"], warehouse_db=db, quiet=False)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from transform.dbt_invoke import NodeProgress, invoke_dbt
 from transform.state import DBT_PROJECT_DIR
+from warehouse.lake import ensure_extensions, lake_target
 from warehouse.paths import BenchPaths
 
 
@@ -41,6 +42,10 @@ def dbt_env(
         # through the environment, not --vars, so a changed value keeps dbt's partial parse.
         BENCH_SCORING_VARS=json.dumps(dbt_vars or {}, sort_keys=True),
     )
+    lake = lake_target(env)
+    if lake is not None:  # profiles.yml's `lake` target attaches it (warehouse/lake.py)
+        ensure_extensions()
+        env.update(BENCH_LAKE_CATALOG=lake.catalog, BENCH_LAKE_DATA_PATH=lake.data_path)
     return env
 
 
@@ -69,6 +74,8 @@ def run_dbt(
         args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
         dbt_vars = None
     env = dbt_env(paths, warehouse_db, dbt_vars)
+    if lake_target(env) is not None:
+        args += ["--target", "lake"]
     result = invoke_dbt(args, env, paths.home, on_progress=on_progress)
     if not result.success:
         raise DbtError(f"dbt {' '.join(command)} failed:\n{result.problems_or_tail()}")

@@ -18,6 +18,7 @@ from transform.state import (
     project_fingerprint,
     unpublished_file,
 )
+from warehouse.lake import open_warehouse, warehouse_exists
 from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,
@@ -75,11 +76,9 @@ def compress_verified(paths: BenchPaths, log: EventLog, report: VerifyReport) ->
 
 def has_events(paths: BenchPaths) -> bool:
     """Whether the warehouse holds a raw.events table yet (a fresh home does not)."""
-    import duckdb
-
-    if not paths.warehouse_db.exists():
+    if not warehouse_exists(paths.warehouse_db):
         return False
-    with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+    with open_warehouse(paths.warehouse_db, read_only=True) as con:
         return bool(
             con.execute(
                 "select count(*) from information_schema.tables "
@@ -149,7 +148,7 @@ def _publish_generation(paths: BenchPaths) -> str:
     a new one, named by its first load). The snapshot adds new rows to parts of the same
     generation only (warehouse/publish.py)."""
     try:
-        with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
+        with open_warehouse(paths.warehouse_db, read_only=True) as con:
             first_load = con.execute("select min(_dlt_load_id) from raw.events").fetchone()[0]
     except duckdb.Error:
         first_load = None

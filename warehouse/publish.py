@@ -276,11 +276,9 @@ def duckdb_config(warehouse_db: Path) -> dict[str, str]:
     spills where bench's builds do: dbt/duckdb_tmp beside the warehouse."""
     import yaml
 
-    profile = yaml.safe_load(PROFILES_YML.read_text(encoding="utf-8"))
-    options: dict[str, object] = {}
-    for target in profile.values():
-        for output in target["outputs"].values():
-            options = output.get("config_options") or {}
+    (profile,) = yaml.safe_load(PROFILES_YML.read_text(encoding="utf-8")).values()
+    # the local file's target (the profile's default), not the lake's
+    options: dict[str, object] = profile["outputs"][profile["target"]].get("config_options") or {}
     config: dict[str, str] = {}
     for name in CONNECTION_OPTIONS:
         if name not in options:
@@ -449,19 +447,26 @@ def _alive(pid: int) -> bool:
 def table_checksums(db_path: Path, schema: str = "marts") -> dict[str, tuple[int, str]]:
     """Order-independent (row count, content hash) per table (or part view of a snapshot):
     equal data gives equal sums."""
-    sums: dict[str, tuple[int, str]] = {}
     with duckdb.connect(str(db_path), read_only=True) as con:
-        tables = [
-            t
-            for (t,) in con.execute(
-                "select table_name from information_schema.tables where table_schema = ? "
-                "and table_catalog = current_database() order by 1",
-                [schema],
-            ).fetchall()
-        ]
-        for table in tables:
-            count, digest = con.execute(
-                f'select count(*), coalesce(sum(hash(t)), 0)::varchar from {schema}."{table}" as t'
-            ).fetchone()
-            sums[table] = (count, digest)
+        return checksums_of(con, schema)
+
+
+def checksums_of(
+    con: duckdb.DuckDBPyConnection, schema: str = "marts"
+) -> dict[str, tuple[int, str]]:
+    """table_checksums over an open connection, of its default catalog (a lake's too)."""
+    sums: dict[str, tuple[int, str]] = {}
+    tables = [
+        t
+        for (t,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = ? "
+            "and table_catalog = current_database() order by 1",
+            [schema],
+        ).fetchall()
+    ]
+    for table in tables:
+        count, digest = con.execute(
+            f'select count(*), coalesce(sum(hash(t)), 0)::varchar from {schema}."{table}" as t'
+        ).fetchone()
+        sums[table] = (count, digest)
     return sums

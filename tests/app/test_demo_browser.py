@@ -19,7 +19,7 @@ import pytest
 from test_app_browser import CHROMIUM, guarded_page, running_app
 from test_real_browser import PAGES, render
 
-from tests.bench_cli import run_bench
+from tests.demo_home import demo_home as shared_demo_home
 
 pytestmark = [
     pytest.mark.browser,
@@ -45,10 +45,7 @@ INFO_NOTICES = (
 
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("demo-home")
-    proc = run_bench(home, "demo", "--no-serve", "--no-reference", check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return home
+    return shared_demo_home(tmp_path_factory)  # shared with the lake tests (tests/demo_home.py)
 
 
 def test_the_empty_state_pattern_matches_the_apps_empty_states() -> None:

@@ -1,0 +1,169 @@
+"""The warehouse on a DuckLake instead of the local `warehouse.duckdb` (issue #29, docs/team.md).
+
+One setting moves it: `BENCH_WAREHOUSE=ducklake:<catalog>` with `BENCH_LAKE_DATA=<folder or
+s3://bucket/prefix>`. The catalog is what DuckDB's ducklake extension attaches: a local file
+(`ducklake:/srv/lake/catalog.ducklake`, one machine) or a PostgreSQL database
+(`ducklake:postgres:dbname=bench host=...`, a team). Unset (or `duckdb`), the warehouse is the
+data root's DuckDB file, as always.
+
+The lake is attached under the name `warehouse` and made the default catalog, so every query
+the project writes (`raw.events`, `marts.x`) reads the same on both.
+
+DuckDB must not download anything at run time: its extensions come from the `lake` extra's
+wheels (duckdb-extension-ducklake etc., built for exactly the pinned DuckDB) and are installed
+from those files into DuckDB's own extension folder, where dbt-duckdb's and dlt's connections
+find them too. Autoinstall stays off, so a missing extension is an error, never a download.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+# What DuckDB's ATTACH names the lake: the default catalog of every lake connection.
+LAKE_ALIAS = "warehouse"
+# The extensions a lake needs, by the wheel package that carries each (extra `lake`).
+EXTENSION_WHEELS = {
+    "ducklake": "duckdb_extension_ducklake",
+    "postgres_scanner": "duckdb_extension_postgres_scanner",
+    "httpfs": "duckdb_extension_httpfs",
+}
+# Never fetch an extension from the network; load only what is installed.
+OFFLINE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": True}
+
+
+class LakeError(RuntimeError):
+    """A lake setting or installation that cannot work, said in the user's terms."""
+
+
+@dataclass(frozen=True)
+class LakeTarget:
+    catalog: str  # what follows `ducklake:` in ATTACH: a file path or `postgres:<dsn>`
+    data_path: str  # a folder, or an object-store URL
+
+    @property
+    def attach_path(self) -> str:
+        return f"ducklake:{self.catalog}"
+
+    @property
+    def is_local(self) -> bool:
+        """A catalog file on this machine (the single-machine lake)."""
+        return _is_local(self.catalog)
+
+    def attach_sql(self, *, read_only: bool = False) -> str:
+        options = [f"DATA_PATH {_sql_string(self.data_path)}"]
+        if not self.is_local:  # a SQL catalog holds lakes by schema: dlt names it as we do
+            options.append(f"METADATA_SCHEMA {_sql_string(LAKE_ALIAS)}")
+        if read_only:
+            options.append("READ_ONLY")
+        return (
+            f"ATTACH IF NOT EXISTS {_sql_string(self.attach_path)} AS {LAKE_ALIAS} "
+            f"({', '.join(options)})"
+        )
+
+
+def lake_target(environ: os._Environ[str] | dict[str, str] | None = None) -> LakeTarget | None:
+    """The lake BENCH_WAREHOUSE names, or None for the local DuckDB file (the default)."""
+    env = os.environ if environ is None else environ
+    setting = (env.get("BENCH_WAREHOUSE") or "").strip()
+    if setting in ("", "duckdb"):
+        return None
+    scheme, sep, catalog = setting.partition(":")
+    if scheme != "ducklake" or not sep or not catalog.strip():
+        raise LakeError(
+            f"BENCH_WAREHOUSE={setting!r}: expected `duckdb` (the default) or "
+            "`ducklake:<catalog>`, e.g. ducklake:/srv/lake/catalog.ducklake or "
+            "ducklake:postgres:dbname=bench host=db.internal"
+        )
+    data_path = (env.get("BENCH_LAKE_DATA") or "").strip()
+    if not data_path:
+        raise LakeError(
+            "BENCH_WAREHOUSE names a lake but BENCH_LAKE_DATA is not set: give the folder or "
+            "s3:// prefix where the lake's Parquet files live"
+        )
+    catalog = catalog.strip()
+    if _is_local(catalog):
+        catalog = str(Path(catalog).expanduser().resolve())
+    if "://" not in data_path:
+        data_path = str(Path(data_path).expanduser().resolve()) + "/"
+    return LakeTarget(catalog=catalog, data_path=data_path)
+
+
+def _is_local(catalog: str) -> bool:
+    return not any(catalog.startswith(f"{kind}:") for kind in ("postgres", "mysql", "sqlite", "md"))
+
+
+def ensure_extensions() -> None:
+    """Install the lake's extensions from their wheels where DuckDB looks for extensions, once
+    per machine (a later call finds them installed and does nothing)."""
+    con = duckdb.connect(config=OFFLINE_CONFIG)
+    try:
+        installed = {
+            name
+            for (name,) in con.execute(
+                "select extension_name from duckdb_extensions() where installed"
+            ).fetchall()
+        }
+        for extension, package in EXTENSION_WHEELS.items():
+            if extension not in installed:
+                con.execute(f"INSTALL {_sql_string(str(_wheel_extension_file(package)))}")
+    finally:
+        con.close()
+
+
+def _wheel_extension_file(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise LakeError(
+            f"the DuckLake extensions are not installed ({package} is missing): "
+            "pip install 'bench-warehouse[lake]'"
+        )
+    folder = Path(spec.origin).parent / "extensions" / f"v{duckdb.__version__}"
+    files = sorted(folder.glob("*.duckdb_extension"))
+    if not files:
+        built_for = sorted(p.name for p in folder.parent.glob("v*"))
+        raise LakeError(
+            f"{package} carries no extension for DuckDB {duckdb.__version__} (it has "
+            f"{', '.join(built_for) or 'none'}): install the wheel built for this DuckDB, or the "
+            "DuckDB the lock file pins"
+        )
+    return files[0]
+
+
+def connect(target: LakeTarget, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the lake attached as `warehouse` and used by default."""
+    ensure_extensions()
+    con = duckdb.connect(config=OFFLINE_CONFIG)
+    try:
+        con.execute(target.attach_sql(read_only=read_only))
+        con.execute(f"USE {LAKE_ALIAS}")
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+# --- the warehouse, wherever it is ---------------------------------------------------------------
+
+
+def open_warehouse(warehouse_db: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A connection to the warehouse: the data root's DuckDB file `warehouse_db` by default, the
+    lake when BENCH_WAREHOUSE names one (queries read the same either way)."""
+    target = lake_target()
+    if target is None:
+        return duckdb.connect(str(warehouse_db), read_only=read_only)
+    return connect(target, read_only=read_only)
+
+
+def warehouse_exists(warehouse_db: Path) -> bool:
+    """Whether there is a warehouse to read: the file, or (on a lake) always, since attaching
+    a lake creates it empty."""
+    return lake_target() is not None or Path(warehouse_db).exists()
