@@ -646,11 +646,13 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from collectors.llm.base import LlmCallError
     from collectors.qa.runner import QaRunAborted
     from transform.dbt_runner import DbtError
+    from warehouse.lake import LakeError
     from warehouse.log import RunLocked
     from warehouse.log_trust import LogVerificationFailed
 
     return (
         UserError,
+        LakeError,
         ExportError,
         ValueError,
         FileNotFoundError,

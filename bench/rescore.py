@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.lake import open_warehouse, warehouse_exists
 from warehouse.metric_scales import METRIC_SCALES, MISSING
 from warehouse.scoring_vars import (  # noqa: F401  (bench.rescore.parse_weights is the CLI's)
     dbt_var_defaults,
@@ -54,8 +55,8 @@ def known_lanes(warehouse_db: Path) -> list[str]:
     from collectors.qa.lane_registry import available_lanes
 
     lanes = list(available_lanes())
-    if warehouse_db.exists():
-        with duckdb.connect(str(warehouse_db), read_only=True) as con:
+    if warehouse_exists(warehouse_db):
+        with open_warehouse(warehouse_db, read_only=True) as con:
             try:
                 rows = con.execute(
                     "select distinct lane from marts.qa_leaderboard where lane is not null"
@@ -79,9 +80,9 @@ def check_lane_prices(prices: dict[str, float], warehouse_db: Path) -> None:
 
 def check_draco_overrides(rows: list[dict[str, Any]], warehouse_db: Path) -> None:
     """Every override must name a criterion registered in the warehouse (item and criterion)."""
-    if not warehouse_db.exists():
+    if not warehouse_exists(warehouse_db):
         raise ValueError(f"no warehouse at {warehouse_db}: run `bench build` before rescoring")
-    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+    with open_warehouse(warehouse_db, read_only=True) as con:
         try:
             known = set(
                 con.execute(
@@ -145,9 +146,9 @@ LEADERBOARDS = (
 def leaderboard_scores(db: Path) -> dict[str, dict[tuple, float | None]]:
     """{mart: {(group..., entry): score}} of every leaderboard the warehouse holds."""
     found: dict[str, dict[tuple, float | None]] = {}
-    if not db.exists():
+    if not warehouse_exists(db):
         return found
-    with duckdb.connect(str(db), read_only=True) as con:
+    with open_warehouse(db, read_only=True) as con:
         for board in LEADERBOARDS:
             columns = ", ".join((*board.group, board.entry, board.score))
             try:

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from bench.errors import explain, truncation
+from warehouse.lake import lake_target, open_warehouse, warehouse_exists
 from warehouse.log import TORN_DIR, EventLog, ManifestCorrupt
 from warehouse.log_trust import load_verification
 from warehouse.paths import BenchPaths
@@ -75,7 +76,7 @@ def disk_usage(paths: BenchPaths) -> dict[str, int | None]:
         "warehouse_free": None,
         "warehouse_blocks": None,
     }
-    if paths.warehouse_db.exists():
+    if paths.warehouse_db.exists() and lake_target() is None:  # a lake's bytes are not ours
         try:
             with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
                 block_size, total, free = con.execute(
@@ -125,11 +126,11 @@ def _where(problem: dict) -> str:
 
 
 def _warehouse_summary(paths: BenchPaths) -> str:
-    if not paths.warehouse_db.exists():
+    if not warehouse_exists(paths.warehouse_db):
         return "not built yet (bench ingest && bench build)"
     try:
-        with duckdb.connect(str(paths.warehouse_db), read_only=True) as con:
-            cut = truncation(con, paths.warehouse_db)
+        with open_warehouse(paths.warehouse_db, read_only=True) as con:
+            cut = None if lake_target() else truncation(con, paths.warehouse_db)
             if cut:
                 return cut
             events = con.execute("select count(*) from raw.events").fetchone()[0]
@@ -141,7 +142,9 @@ def _warehouse_summary(paths: BenchPaths) -> str:
                 quarantined = con.execute("select count(*) from raw.quarantined_events").fetchone()[
                     0
                 ]
-        return f"{events} events loaded, {quarantined} quarantined"
+        lake = lake_target()
+        where = f" (on the lake {lake.public_name})" if lake else ""
+        return f"{events} events loaded, {quarantined} quarantined{where}"
     except duckdb.Error as exc:
         return _unreadable(exc, paths.warehouse_db)
 

@@ -18,7 +18,13 @@ from transform.state import (
     project_fingerprint,
     unpublished_file,
 )
-from warehouse.lake import open_warehouse, warehouse_exists
+from warehouse.lake import (
+    LakeError,
+    lake_target,
+    open_warehouse,
+    published_state,
+    warehouse_exists,
+)
 from warehouse.log import EventLog
 from warehouse.log_trust import (
     LogVerificationFailed,
@@ -128,6 +134,7 @@ def publish(paths: BenchPaths) -> list[str]:
             "problems": len(verification.get("problems", [])),
             "segments_set_aside": verification.get("segments_set_aside", []),
         },
+        "lake": published_state(paths.warehouse_db),  # None: the local warehouse file
     }
     tables = publish_snapshot(
         paths.warehouse_db,
@@ -194,6 +201,11 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
     Refused outright when the log fails verification (full content hashes too). A current
     warehouse that cannot be opened (corrupt) is replaced; nothing `*.rebuild.*` is left."""
     paths.ensure()
+    if lake_target() is not None:
+        raise LakeError(
+            "bench rebuild builds a fresh local warehouse beside the current one; on a lake "
+            "(BENCH_WAREHOUSE) it is not supported yet (docs/team.md)"
+        )
     report = check_log(paths, fast=False)
     if not report.intact:
         raise LogVerificationFailed(report, "rebuild refused")

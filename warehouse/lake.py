@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,13 @@ class LakeTarget:
     @property
     def attach_path(self) -> str:
         return f"ducklake:{self.catalog}"
+
+    @property
+    def public_name(self) -> str:
+        """The catalog without a password (a URL's `user:secret@`, a DSN's `password=`): what
+        may be shown or published."""
+        name = re.sub(r"(://[^:/@]+):[^@]*@", r"\1@", self.attach_path)
+        return re.sub(r"password=\S*\s?", "", name).strip()
 
     @property
     def is_local(self) -> bool:
@@ -167,3 +175,17 @@ def warehouse_exists(warehouse_db: Path) -> bool:
     """Whether there is a warehouse to read: the file, or (on a lake) always, since attaching
     a lake creates it empty."""
     return lake_target() is not None or Path(warehouse_db).exists()
+
+
+def published_state(warehouse_db: Path) -> dict[str, object] | None:
+    """What a snapshot records of the lake it was published from: the catalog (no password) and
+    the lake's snapshot id at that moment, which `AT (VERSION => id)` reads again. None for the
+    local file."""
+    target = lake_target()
+    if target is None:
+        return None
+    with connect(target, read_only=True) as con:
+        (snapshot_id,) = con.execute(
+            f"select max(snapshot_id) from {LAKE_ALIAS}.snapshots()"
+        ).fetchone()
+    return {"catalog": target.public_name, "snapshot_id": snapshot_id}

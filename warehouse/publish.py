@@ -41,6 +41,8 @@ from typing import Any
 
 import duckdb
 
+from warehouse.lake import lake_target, open_warehouse
+
 PUBLISHED_SCHEMAS = ("marts",)
 # The build's DuckDB settings live in one place, the dbt profile's `config_options`; publish
 # reads them from there (package data beside warehouse/, like bench.settings.DBT_PROJECT_DIR).
@@ -300,6 +302,12 @@ def _connect_bounded(warehouse_db: Path) -> duckdb.DuckDBPyConnection:
     config = duckdb_config(warehouse_db)
     if "temp_directory" in config:
         Path(config["temp_directory"]).mkdir(parents=True, exist_ok=True)
+    if lake_target() is not None:  # the lake, read into the local snapshot (docs/team.md)
+        con = open_warehouse(warehouse_db, read_only=True)
+        for name in ("memory_limit", "threads", "temp_directory"):
+            if name in config:
+                con.execute(f"set {name} = '{config[name]}'")
+        return con
     try:
         return duckdb.connect(str(warehouse_db), config=config)
     except duckdb.ConnectionException as exc:

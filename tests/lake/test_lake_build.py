@@ -11,6 +11,7 @@ in the 16th significant digit, e.g. 0.48412698412698413 / 0.4841269841269842).
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -115,6 +116,50 @@ def test_the_lake_holds_the_events_and_every_mart_of_the_local_build(lake_root) 
         assert differences == {}
         (rows,) = con.execute("select count(*) from warehouse.marts.draco_leaderboard").fetchone()
         assert rows > 0
+
+
+def test_publish_serves_the_lake_and_rescore_rebuilds_on_it(lake_root) -> None:
+    demo, root, env = lake_root
+    # publish copies the lake's marts into the data root's snapshot: the app, `bench sql` and
+    # `bench export` read it as they read a local build's, and it records the lake snapshot
+    run_bench(root, "publish", env=env)
+    board = "select lane, round(score_mean, 9) from marts.draco_leaderboard order by all"
+    served = run_bench(root, "sql", board, "--format", "csv", env=env).stdout
+    local = run_bench(demo, "sql", board, "--format", "csv").stdout
+    assert served == local and served.count("\n") > 2
+    with duckdb.connect(str(root / "serve.duckdb"), read_only=True) as con:
+        (metadata,) = con.execute("select metadata from main._publish").fetchone()
+    lake = json.loads(metadata)["lake"]
+    assert lake["catalog"] == env["BENCH_WAREHOUSE"] and lake["snapshot_id"] > 0
+    with duckdb.connect(str(demo / "warehouse.duckdb"), read_only=True) as con:
+        (events,) = con.execute("select count(*) from raw.events").fetchone()
+    status = run_bench(root, "status", env={**env, "COLUMNS": "400"}).stdout  # one line a row
+    assert f"{events} events loaded, 0 quarantined (on the lake {env['BENCH_WAREHOUSE']}" in status
+    # rescore rebuilds what the var feeds, on the lake, and republishes
+    before = _composites(env)
+    run_bench(root, "rescore", "--weights", "completeness=1", env=env)
+    after = _composites(env)
+    assert after.keys() == before.keys() and len(after) > 2
+    with connect(_target(env), read_only=True) as con:
+        completeness = dict(
+            con.execute(
+                "select run_id || '/' || system, completeness from marts.extraction_leaderboard"
+            ).fetchall()
+        )
+    assert after != before  # the weights changed the composite: it is now completeness alone
+    assert after == pytest.approx(completeness)
+    # what the lake cannot do yet is refused, naming why, never half done
+    refused = run_bench(root, "rebuild", env=env, check=False)
+    assert refused.returncode == 2 and "not supported yet" in refused.output, refused.output
+    assert not (root / "warehouse.duckdb").exists()  # nothing local was written instead
+
+
+def _composites(env: dict[str, str]) -> dict[str, float]:
+    with connect(_target(env), read_only=True) as con:
+        rows = con.execute(
+            "select run_id || '/' || system, composite from marts.extraction_leaderboard"
+        ).fetchall()
+    return dict(rows)
 
 
 def test_a_check_the_lake_cannot_enforce_still_fails_the_build(lake_root, monkeypatch) -> None:
