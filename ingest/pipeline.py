@@ -36,6 +36,7 @@ from warehouse.lake import (
     ensure_extensions,
     lake_target,
     open_warehouse,
+    s3_settings,
     warehouse_exists,
 )
 from warehouse.log import EventLog
@@ -617,9 +618,30 @@ def _lake_destination(lake: LakeTarget):
             )
         catalog = dsn
     credentials = DuckLakeCredentials(
-        ducklake_name=LAKE_ALIAS, catalog=catalog, storage=lake.data_path
+        ducklake_name=LAKE_ALIAS, catalog=catalog, storage=_lake_storage(lake)
     )
     return dlt.destinations.ducklake(credentials)
+
+
+def _lake_storage(lake: LakeTarget):
+    """The lake's data folder, or its S3 prefix with the credentials every lake connection
+    uses (warehouse.lake.s3_settings: the standard AWS variables)."""
+    if not lake.in_s3:
+        return lake.data_path
+    from dlt.common.configuration.specs import AwsCredentials
+    from dlt.common.storages.configuration import FilesystemConfiguration
+
+    s3 = s3_settings()
+    scheme = "https" if s3["s3_use_ssl"] == "true" else "http"
+    credentials = AwsCredentials(
+        aws_access_key_id=s3["s3_access_key_id"] or None,
+        aws_secret_access_key=s3["s3_secret_access_key"] or None,
+        aws_session_token=s3["s3_session_token"] or None,
+        region_name=s3["s3_region"],
+        endpoint_url=f"{scheme}://{s3['s3_endpoint']}",
+        s3_url_style=s3["s3_url_style"],
+    )
+    return FilesystemConfiguration(bucket_url=lake.data_path, credentials=credentials)
 
 
 def ingest_log(

@@ -88,7 +88,8 @@ _SLOWEST_FILES = (
     "tests/dbt/test_marts_e2e.py",
     # after the demo browser sweep, whose demo data root it loads (tests/demo_home.py): started
     # first, it would wait for that build
-    "tests/lake/test_lake_build.py",
+    "tests/lake/test_lake_team.py",
+    "tests/lake/test_lake_local.py",
     "tests/live_extraction/test_live_marts.py",
     "tests/ingest/test_killed_ingest.py",
     "tests/dbt/test_incremental_no_reappend.py",

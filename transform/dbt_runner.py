@@ -9,7 +9,7 @@ from typing import Any
 
 from transform.dbt_invoke import NodeProgress, invoke_dbt
 from transform.state import DBT_PROJECT_DIR
-from warehouse.lake import ensure_extensions, lake_target
+from warehouse.lake import ensure_extensions, lake_target, s3_settings
 from warehouse.paths import BenchPaths
 
 
@@ -45,7 +45,21 @@ def dbt_env(
     lake = lake_target(env)
     if lake is not None:  # profiles.yml's `lake` target attaches it (warehouse/lake.py)
         ensure_extensions()
-        env.update(BENCH_LAKE_CATALOG=lake.catalog, BENCH_LAKE_DATA_PATH=lake.data_path)
+        s3 = s3_settings(env)
+        env.update(
+            # DBT_ENV_SECRET_*: dbt keeps these out of its logs (a catalog URL may hold a
+            # password; the S3 key is one)
+            DBT_ENV_SECRET_LAKE_CATALOG=lake.catalog,
+            BENCH_LAKE_DATA_PATH=lake.data_path,
+            BENCH_LAKE_METADATA_SCHEMA=lake.metadata_schema,
+            BENCH_S3_REGION=s3["s3_region"],
+            BENCH_S3_ENDPOINT=s3["s3_endpoint"],
+            BENCH_S3_USE_SSL=s3["s3_use_ssl"],
+            BENCH_S3_URL_STYLE=s3["s3_url_style"],
+            DBT_ENV_SECRET_S3_KEY_ID=s3["s3_access_key_id"],
+            DBT_ENV_SECRET_S3_SECRET=s3["s3_secret_access_key"],
+            DBT_ENV_SECRET_S3_SESSION_TOKEN=s3["s3_session_token"],
+        )
     return env
 
 

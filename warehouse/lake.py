@@ -58,20 +58,51 @@ class LakeTarget:
         return re.sub(r"password=\S*\s?", "", name).strip()
 
     @property
+    def in_s3(self) -> bool:
+        return self.data_path.startswith("s3://")
+
+    @property
+    def metadata_schema(self) -> str:
+        """Where in its catalog database the lake's tables live: a SQL catalog holds lakes by
+        schema (dlt names it as the lake, `warehouse`); a catalog file uses its `main`."""
+        return "main" if self.is_local else LAKE_ALIAS
+
+    @property
     def is_local(self) -> bool:
         """A catalog file on this machine (the single-machine lake)."""
         return _is_local(self.catalog)
 
     def attach_sql(self, *, read_only: bool = False) -> str:
         options = [f"DATA_PATH {_sql_string(self.data_path)}"]
-        if not self.is_local:  # a SQL catalog holds lakes by schema: dlt names it as we do
-            options.append(f"METADATA_SCHEMA {_sql_string(LAKE_ALIAS)}")
+        if not self.is_local:
+            options.append(f"METADATA_SCHEMA {_sql_string(self.metadata_schema)}")
         if read_only:
             options.append("READ_ONLY")
         return (
             f"ATTACH IF NOT EXISTS {_sql_string(self.attach_path)} AS {LAKE_ALIAS} "
             f"({', '.join(options)})"
         )
+
+
+def s3_settings(environ: os._Environ[str] | dict[str, str] | None = None) -> dict[str, str]:
+    """DuckDB's S3 settings from the standard AWS variables (AWS_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL): every connection to
+    a lake whose data is in an S3 bucket sets them, dlt's and dbt's too. AWS_ENDPOINT_URL names
+    an S3-compatible server (MinIO, moto); `http://` there turns TLS off."""
+    env = os.environ if environ is None else environ
+    endpoint = (env.get("AWS_ENDPOINT_URL") or "").strip()
+    scheme, sep, host = endpoint.partition("://")
+    settings = {
+        "s3_access_key_id": env.get("AWS_ACCESS_KEY_ID", ""),
+        "s3_secret_access_key": env.get("AWS_SECRET_ACCESS_KEY", ""),
+        "s3_session_token": env.get("AWS_SESSION_TOKEN", ""),
+        "s3_region": env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+        "s3_endpoint": (host if sep else endpoint).rstrip("/") or "s3.amazonaws.com",
+        "s3_use_ssl": "false" if scheme == "http" else "true",
+        # a custom server is addressed by path; AWS itself by virtual host
+        "s3_url_style": "path" if endpoint else "vhost",
+    }
+    return settings
 
 
 def lake_target(environ: os._Environ[str] | dict[str, str] | None = None) -> LakeTarget | None:
@@ -147,8 +178,14 @@ def connect(target: LakeTarget, *, read_only: bool = False) -> duckdb.DuckDBPyCo
     ensure_extensions()
     con = duckdb.connect(config=OFFLINE_CONFIG)
     try:
+        if target.in_s3:
+            for name, value in s3_settings().items():
+                con.execute(f"SET {name} = {_sql_string(value)}")
         con.execute(target.attach_sql(read_only=read_only))
         con.execute(f"USE {LAKE_ALIAS}")
+    except duckdb.Error as exc:
+        con.close()
+        raise LakeError(f"cannot attach the lake {target.public_name}: {exc}") from exc
     except Exception:
         con.close()
         raise
