@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import re
+import socket
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -583,8 +584,13 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path, budget: IngestBudget 
 
     budget = budget or IngestBudget.from_env()
     lake = lake_target()
+    pipeline_name = PIPELINE_NAME
     if lake is not None:
-        destination = _lake_destination(lake)
+        destination = _lake_destination(lake, loader := loader_id(pipelines_dir))
+        # Several data roots (machines) load into one lake: each its own dlt pipeline, whose
+        # state (the log positions it has read) the lake keeps per pipeline name, so a loader
+        # never resumes from another's positions.
+        pipeline_name = f"{PIPELINE_NAME}_{loader}"
     else:
         credentials = DuckDbCredentials(
             str(warehouse_db),
@@ -593,16 +599,26 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path, budget: IngestBudget 
         )
         destination = dlt.destinations.duckdb(credentials)
     return dlt.pipeline(
-        pipeline_name=PIPELINE_NAME,
+        pipeline_name=pipeline_name,
         destination=destination,
         dataset_name=DATASET_NAME,
         pipelines_dir=str(pipelines_dir),
     )
 
 
-def _lake_destination(lake: LakeTarget):
+def loader_id(pipelines_dir: Path) -> str:
+    """Who loads: this machine and data root, as a short stable name."""
+    where = f"{socket.gethostname()}:{Path(pipelines_dir).resolve()}"
+    return sha256_hex(where.encode())[:10]
+
+
+def _lake_destination(lake: LakeTarget, loader: str):
     """dlt's own DuckLake destination, attaching the lake under the name every reader uses
-    (warehouse.lake.LAKE_ALIAS), its extensions installed from the wheels, never downloaded."""
+    (warehouse.lake.LAKE_ALIAS), its extensions installed from the wheels, never downloaded.
+
+    Each loader stages its rows in a dataset of its own: two loads sharing dlt's one staging
+    dataset can each truncate the other's staged rows and both report success with none of
+    them loaded (measured in the issue #29 spike: 0 of 972 rows)."""
     import dlt
     from dlt.destinations.impl.ducklake.configuration import DuckLakeCredentials
 
@@ -620,7 +636,9 @@ def _lake_destination(lake: LakeTarget):
     credentials = DuckLakeCredentials(
         ducklake_name=LAKE_ALIAS, catalog=catalog, storage=_lake_storage(lake)
     )
-    return dlt.destinations.ducklake(credentials)
+    return dlt.destinations.ducklake(
+        credentials, staging_dataset_name_layout=f"%s_staging_{loader}"
+    )
 
 
 def _lake_storage(lake: LakeTarget):
@@ -659,7 +677,6 @@ def ingest_log(
     Nothing of `skip_segments` is loaded; rows an earlier ingest loaded from `purge_segments`
     (segments that failed verification) are removed from `raw.events`, so the warehouse holds
     only what verifies. `budget` bounds memory (default: BENCH_INGEST_MEMORY_LIMIT)."""
-    result = IngestResult()
     budget = budget or IngestBudget.from_env()
     skip = frozenset(skip_segments) | frozenset(purge_segments)
     with ingest_lock(Path(pipelines_dir)):
@@ -670,16 +687,40 @@ def ingest_log(
         # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the
         # job was marked done may have merged ids twice (insert-only merge does not dedupe
         # within staging): repair that before loading, and after (in case it was this load).
-        result.recovery = recover(pipeline)
-        result.duplicates_removed = _dedupe_events(warehouse_db)
-        pipeline.run(
-            events_source(log, result, full=full, skip=skip, budget=budget),
-            loader_file_format="parquet",
-        )
+        recovery = recover(pipeline)
+        removed = _dedupe_events(warehouse_db)
+        for attempt in range(1, LAKE_CONFLICT_ATTEMPTS + 1):
+            result = IngestResult(recovery=recovery, duplicates_removed=removed)
+            try:
+                pipeline.run(
+                    events_source(log, result, full=full, skip=skip, budget=budget),
+                    loader_file_format="parquet",
+                )
+                break
+            except Exception as exc:
+                if attempt == LAKE_CONFLICT_ATTEMPTS or not _lake_conflict(exc):
+                    raise
+                # Another loader changed the lake's schema first (e.g. both created raw.events):
+                # dlt says a retry is safe; its package is discarded and its lines read again.
+                recover(pipeline)
         result.duplicates_removed += _dedupe_events(warehouse_db)
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
     return result
+
+
+# Loads of several machines into one lake: a schema change that loses a race is tried again.
+LAKE_CONFLICT_ATTEMPTS = 3
+
+
+def _lake_conflict(exc: BaseException) -> bool:
+    """A DuckLake commit refused because another transaction changed the same thing first."""
+    link: BaseException | None = exc
+    while link is not None:
+        if "Transaction conflict" in str(link) and "DuckLake" in str(link):
+            return True
+        link = link.__cause__ or link.__context__
+    return False
 
 
 def _dedupe_events(warehouse_db: Path) -> int:

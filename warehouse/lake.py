@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,8 @@ EXTENSION_WHEELS = {
 }
 # Never fetch an extension from the network; load only what is installed.
 OFFLINE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": True}
+# Attempts at attaching a lake whose catalog another machine is creating at the same moment.
+INIT_ATTEMPTS = 5
 
 
 class LakeError(RuntimeError):
@@ -176,20 +179,28 @@ def _wheel_extension_file(package: str) -> Path:
 def connect(target: LakeTarget, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with the lake attached as `warehouse` and used by default."""
     ensure_extensions()
-    con = duckdb.connect(config=OFFLINE_CONFIG)
-    try:
-        if target.in_s3:
-            for name, value in s3_settings().items():
-                con.execute(f"SET {name} = {_sql_string(value)}")
-        con.execute(target.attach_sql(read_only=read_only))
-        con.execute(f"USE {LAKE_ALIAS}")
-    except duckdb.Error as exc:
-        con.close()
-        raise LakeError(f"cannot attach the lake {target.public_name}: {exc}") from exc
-    except Exception:
-        con.close()
-        raise
-    return con
+    for attempt in range(1, INIT_ATTEMPTS + 1):
+        con = duckdb.connect(config=OFFLINE_CONFIG)
+        try:
+            if target.in_s3:
+                for name, value in s3_settings().items():
+                    con.execute(f"SET {name} = {_sql_string(value)}")
+            con.execute(target.attach_sql(read_only=read_only))
+            con.execute(f"USE {LAKE_ALIAS}")
+            return con
+        except duckdb.Error as exc:
+            con.close()
+            # The first ATTACH of a new lake creates its catalog: two machines doing so at
+            # once race in the catalog database, and the loser is refused; by the next try
+            # the lake exists.
+            if attempt < INIT_ATTEMPTS and "Failed to initialize DuckLake" in str(exc):
+                time.sleep(0.2 * attempt)
+                continue
+            raise LakeError(f"cannot attach the lake {target.public_name}: {exc}") from exc
+        except Exception:
+            con.close()
+            raise
+    raise AssertionError("unreachable")
 
 
 def _sql_string(value: str) -> str:

@@ -24,13 +24,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.bench_cli import bench_env, run_bench
+from tests.bench_cli import BENCH, bench_env, run_bench
 from tests.demo_home import demo_home
 from tests.lake import services
 from tests.lake.marts import mart_differences
 from transform.dbt_runner import DbtError, run_dbt
+from warehouse.events import ItemRegistered, make_event
 from warehouse.lake import lake_target, open_warehouse
+from warehouse.log import EventLog
 from warehouse.paths import BenchPaths
+from warehouse.provenance import producer_for
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,28 +48,40 @@ S3_SECRET = "s3-canary-7c2d05"  # moto accepts any key
 
 
 @pytest.fixture(scope="module")
-def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, dict]]:
-    demo = demo_home(tmp_path_factory)
+def servers() -> Iterator[tuple[services.Postgres, services.S3]]:
     with ExitStack() as stack:
         catalog = stack.enter_context(services.postgres())
         store = stack.enter_context(services.s3())
-        url = services.create_database(catalog, "lake")
-        bucket = store.bucket("bench-lake")
-        env = {
-            "BENCH_WAREHOUSE": "ducklake:postgres:"
-            + url.replace("bench@", f"bench:{CATALOG_PASSWORD}@"),
-            "BENCH_LAKE_DATA": f"{bucket}/team",
-            "AWS_ACCESS_KEY_ID": "bench",
-            "AWS_SECRET_ACCESS_KEY": S3_SECRET,
-            "AWS_ENDPOINT_URL": store.endpoint,
-        }
-        root = tmp_path_factory.mktemp("team-root")
-        shutil.copytree(demo / "log", root / "log")
-        shutil.copy(demo / "heads.jsonl", root / "heads.jsonl")
-        run_bench(root, "ingest", env=env)
-        run_bench(root, "build", env=env)
-        assert any(key.endswith(".parquet") for key in store.keys("bench-lake", "team/raw/"))
-        yield demo, root, env
+        store.bucket("bench-lake")
+        yield catalog, store
+
+
+def lake_env(servers, database: str) -> dict[str, str]:
+    """The setting of a new lake: its catalog a new database, its data a new prefix."""
+    catalog, store = servers
+    url = services.create_database(catalog, database)
+    return {
+        "BENCH_WAREHOUSE": "ducklake:postgres:"
+        + url.replace("bench@", f"bench:{CATALOG_PASSWORD}@"),
+        "BENCH_LAKE_DATA": f"s3://bench-lake/{database}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": S3_SECRET,
+        "AWS_ENDPOINT_URL": store.endpoint,
+    }
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory, servers) -> tuple[Path, Path, dict]:
+    demo = demo_home(tmp_path_factory)
+    env = lake_env(servers, "team")
+    root = tmp_path_factory.mktemp("team-root")
+    shutil.copytree(demo / "log", root / "log")
+    shutil.copy(demo / "heads.jsonl", root / "heads.jsonl")
+    run_bench(root, "ingest", env=env)
+    run_bench(root, "build", env=env)
+    _, store = servers
+    assert any(key.endswith(".parquet") for key in store.keys("bench-lake", "team/raw/"))
+    return demo, root, env
 
 
 @pytest.fixture
@@ -167,13 +182,23 @@ _POLL = textwrap.dedent(
 )
 
 
-def test_a_reader_in_another_process_reads_while_a_build_runs(team, tmp_path) -> None:
+def test_a_reader_and_a_loader_in_other_processes_while_a_build_runs(team, tmp_path) -> None:
     _, root, env = team
     expected = len(_leaderboard(env, "composite"))
+    events_before = _count(env, "select count(*) from raw.events")
+    other_machine = tmp_path / "machine-c"
+    _log_of(other_machine, "machine-c", 2000)
     stop = tmp_path / "stop"
     reader = subprocess.Popen(
         [sys.executable, "-c", _POLL, str(stop)],
         env=bench_env(None, env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    loader = subprocess.Popen(
+        [BENCH, "ingest"],
+        env=bench_env(other_machine, env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -183,10 +208,23 @@ def test_a_reader_in_another_process_reads_while_a_build_runs(team, tmp_path) ->
     finally:
         stop.touch()
         out, err = reader.communicate(timeout=120)
+        _, load_err = loader.communicate(timeout=300)
     polls = json.loads(out)
     assert polls["errors"] == [], polls["errors"][:3]
     assert len(polls["counts"]) > 5, err
     assert set(polls["counts"]) == {expected}  # never missing, never half written
+    # the load beside the build: all its events, once each, and the build's own were kept
+    assert loader.returncode == 0, load_err[-3000:]
+    assert _count(env, "select count(*) from raw.events") == events_before + 2000
+    assert _count(env, "select count(distinct event_id) from raw.events") == events_before + 2000
+
+
+def _count(env: dict[str, str], sql: str) -> int:
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with open_warehouse(Path("unused"), read_only=True) as con:
+            return con.execute(sql).fetchone()[0]
 
 
 def test_a_check_the_lake_cannot_enforce_still_fails_the_build(team, on_the_lake) -> None:
@@ -217,3 +255,57 @@ def test_no_credential_reaches_a_file_of_the_data_root(team) -> None:
     ]
     assert found == []
     assert os.environ.get("AWS_SECRET_ACCESS_KEY") != S3_SECRET  # only the commands had it
+
+
+def _log_of(home: Path, machine: str, events: int) -> None:
+    """A data root whose log holds `events` events of its own (ids no other machine has)."""
+    producer = producer_for({"test": "lake-loaders", "machine": machine})
+    with EventLog(home / "log").writer() as writer:
+        writer.append(
+            make_event(
+                ItemRegistered(
+                    item_id=f"{machine}-item-{i}",
+                    dataset_sha256="0" * 64,
+                    position=i,
+                    ground_truth_text=f"text {i} of {machine}",
+                    anchors=[],
+                    anchor_rule_version="1",
+                ),
+                run_id=f"run-{machine}",
+                producer=producer,
+            )
+            for i in range(events)
+        )
+
+
+def test_two_machines_load_into_one_lake_at_once_nothing_lost_nothing_doubled(
+    servers, tmp_path
+) -> None:
+    env = lake_env(servers, "loaders")
+    homes = [tmp_path / machine for machine in ("machine-a", "machine-b")]
+    for home in homes:
+        _log_of(home, home.name, 4000)
+    loads = [
+        subprocess.Popen(
+            [BENCH, "ingest"],
+            env=bench_env(home, env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for home in homes
+    ]
+    outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
+    assert [code for code, _ in outcomes] == [0, 0], outcomes
+    # ... and again, one after the other: nothing new, nothing doubled
+    for home in homes:
+        run_bench(home, "ingest", env=env)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with open_warehouse(Path("unused"), read_only=True) as con:
+            per_machine = con.execute(
+                "select run_id, count(*), count(distinct event_id) from raw.events "
+                "group by run_id order by run_id"
+            ).fetchall()
+    assert per_machine == [("run-machine-a", 4000, 4000), ("run-machine-b", 4000, 4000)]
