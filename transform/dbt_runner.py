@@ -9,7 +9,7 @@ from typing import Any
 
 from transform.dbt_invoke import NodeProgress, invoke_dbt
 from transform.state import DBT_PROJECT_DIR
-from warehouse.lake import ensure_extensions, lake_target, s3_settings
+from warehouse.lake import builder_lock, ensure_extensions, lake_target, s3_settings
 from warehouse.paths import BenchPaths
 
 
@@ -88,9 +88,14 @@ def run_dbt(
         args += ["--vars", json.dumps(dbt_vars, sort_keys=True)]
         dbt_vars = None
     env = dbt_env(paths, warehouse_db, dbt_vars)
-    if lake_target(env) is not None:
-        args += ["--target", "lake"]
-    result = invoke_dbt(args, env, paths.home, on_progress=on_progress)
+    lake = lake_target(env)
+    if lake is None:
+        result = invoke_dbt(args, env, paths.home, on_progress=on_progress)
+    else:  # one builder at a time on a lake, which several machines share (warehouse/lake.py)
+        with builder_lock(lake):
+            result = invoke_dbt(
+                [*args, "--target", "lake"], env, paths.home, on_progress=on_progress
+            )
     if not result.success:
         raise DbtError(f"dbt {' '.join(command)} failed:\n{result.problems_or_tail()}")
     return "\n".join(result.problems) if quiet else result.output

@@ -17,12 +17,17 @@ find them too. Autoinstall stays off, so a missing extension is an error, never 
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import re
+import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import duckdb
 
@@ -237,3 +242,92 @@ def published_state(warehouse_db: Path) -> dict[str, object] | None:
             f"select max(snapshot_id) from {LAKE_ALIAS}.snapshots()"
         ).fetchone()
     return {"catalog": target.public_name, "snapshot_id": snapshot_id}
+
+
+# --- one builder at a time -----------------------------------------------------------------------
+
+BUILDER_LOCK_KEY = 20261207  # the PostgreSQL advisory lock every builder of a lake takes
+
+
+def this_process() -> str:
+    """Who holds the builder lock, in words a refused user can act on."""
+    return f"bench pid {os.getpid()} on {socket.gethostname()}"
+
+
+@contextmanager
+def builder_lock(target: LakeTarget, holder: str | None = None) -> Iterator[None]:
+    """Hold the lake's one builder lock while dbt writes it, or be refused naming who holds it.
+    Many machines load and read a lake at once; only one may build it (two dbt runs replacing
+    the same tables would interleave). A PostgreSQL catalog keeps the lock in its own database
+    (an advisory lock, released when the session ends, a killed builder included); a catalog
+    file, in a lock file beside it (flock, released by the kernel the same way)."""
+    holder = holder or this_process()
+    ensure_extensions()
+    if target.is_local:
+        with _file_lock(Path(target.catalog + ".build.lock"), holder, target):
+            yield
+    else:
+        with _advisory_lock(target, holder):
+            yield
+
+
+@contextmanager
+def _file_lock(path: Path, holder: str, target: LakeTarget) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            raise LakeError(_refusal(target, handle.read().strip() or "another process")) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(holder)
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.truncate(0)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def _advisory_lock(target: LakeTarget, holder: str) -> Iterator[None]:
+    kind, _, dsn = target.catalog.partition(":")
+    if kind != "postgres":
+        raise LakeError(f"{target.public_name}: builds need a PostgreSQL catalog or a catalog file")
+    # the session that takes the lock is named for its holder: what a refused builder reads
+    named = _with_application_name(dsn, holder)
+    con = duckdb.connect(config=OFFLINE_CONFIG)
+    try:
+        con.execute(f"ATTACH {_sql_string(named)} AS bench_lock (TYPE postgres)")
+        (taken,) = con.execute(
+            "select * from postgres_query('bench_lock', "
+            f"'select pg_try_advisory_lock({BUILDER_LOCK_KEY})')"
+        ).fetchone()
+        if not taken:
+            rows = con.execute(
+                "select * from postgres_query('bench_lock', 'select a.application_name "
+                "from pg_locks l join pg_stat_activity a on a.pid = l.pid "
+                f"where l.locktype = ''advisory'' and l.objid = {BUILDER_LOCK_KEY} "
+                "and l.granted')"
+            ).fetchall()
+            who = rows[0][0] if rows and rows[0][0] else "another process"
+            raise LakeError(_refusal(target, who))
+        yield
+    finally:
+        con.close()  # ends the session, and with it the lock
+
+
+def _with_application_name(dsn: str, name: str) -> str:
+    """A libpq connection string (URI or key=value) that names its session `name`."""
+    if "://" in dsn:
+        return f"{dsn}{'&' if '?' in dsn else '?'}application_name={quote(name)}"
+    return f"{dsn} application_name='{name}'"
+
+
+def _refusal(target: LakeTarget, holder: str) -> str:
+    return (
+        f"the lake {target.public_name} is being built by {holder}: one builder at a time. "
+        "Wait for it to finish, then run this again (loads and reads may go on meanwhile)."
+    )

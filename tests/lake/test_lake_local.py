@@ -15,7 +15,7 @@ from tests.bench_cli import run_bench
 from tests.demo_home import demo_home
 from tests.lake.marts import mart_differences
 from transform.dbt_runner import run_dbt
-from warehouse.lake import lake_target, open_warehouse
+from warehouse.lake import LakeError, builder_lock, lake_target, open_warehouse
 from warehouse.paths import BenchPaths
 
 pytestmark = [pytest.mark.slow]
@@ -58,3 +58,14 @@ def test_the_events_and_a_mart_on_a_local_catalog_equal_the_local_build(
         assert mart_differences(con, "warehouse", "loc", ["dim_runs"]) == {}
         (runs,) = con.execute("select count(*) from warehouse.marts.dim_runs").fetchone()
         assert runs > 3
+
+
+def test_a_second_builder_of_a_local_lake_is_refused_naming_the_first(local_lake, tmp_path):
+    _, env = local_lake
+    holder = "bench pid 4242 on this machine"
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with builder_lock(lake_target(), holder), pytest.raises(LakeError) as refused:
+            run_dbt(BenchPaths(tmp_path), ["run", "--select", "dim_runs"])
+    assert f"is being built by {holder}: one builder at a time" in str(refused.value)

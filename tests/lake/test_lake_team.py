@@ -30,7 +30,7 @@ from tests.lake import services
 from tests.lake.marts import mart_differences
 from transform.dbt_runner import DbtError, run_dbt
 from warehouse.events import ItemRegistered, make_event
-from warehouse.lake import lake_target, open_warehouse
+from warehouse.lake import builder_lock, lake_target, open_warehouse
 from warehouse.log import EventLog
 from warehouse.paths import BenchPaths
 from warehouse.provenance import producer_for
@@ -243,6 +243,18 @@ def test_a_check_the_lake_cannot_enforce_still_fails_the_build(team, on_the_lake
     assert "contract check failed on the lake: fct_draco_items.score: score between 0 and 1" in (
         str(failed.value)
     ), str(failed.value)[-3000:]
+
+
+def test_a_second_builder_is_refused_naming_the_first(team, on_the_lake) -> None:
+    _, root, env = team
+    holder = "bench pid 4242 on machine-b"
+    weights = ("--weights", "completeness=0.6,success=0.4")  # a rescore: dbt always runs
+    with builder_lock(lake_target(), holder):
+        refused = run_bench(root, "rescore", *weights, env=env, check=False)
+    assert refused.returncode == 2, refused.output
+    said = " ".join(refused.output.split())
+    assert f"is being built by {holder}: one builder at a time" in said, said
+    run_bench(root, "rescore", *weights, env=env)  # the lock went with its holder's session
 
 
 def test_no_credential_reaches_a_file_of_the_data_root(team) -> None:
