@@ -1,7 +1,7 @@
 """The warehouse at real size: ingest, build, incremental build, rescore and a bare-query reference.
 
     python benchmarks/scale.py --verdicts 10000 [--verdicts 100000 ...] [--inline-bodies]
-                               [--keep DIR] [--demo]
+                               [--keep DIR] [--demo] [--lake]
 
 For each N it writes a DRACO-shaped log through the project's own event models and LogWriter
 (real DRACO tasks and criteria, 9 systems x tasks x criteria x 3 samples per run, as many runs as
@@ -22,6 +22,11 @@ offline runners). Then it times, each `bench` command in its own process under /
   directory) after the full build and after the +1,000 build, with the warehouse's free blocks
   and what an explicit CHECKPOINT does to them.
 
+With `--lake`, the same log is also loaded, built and rescored on a DuckLake (issue #29): a
+PostgreSQL catalog (the Debian server, started in a temporary folder) and S3 data (moto's server),
+both on loopback, as tests/lake/test_lake_team.py runs them; printed beside the local figures with
+a reader's query latency on each and the lake's bytes.
+
 Targets (issue #8) at 1M: build <= 90 s, build after +1,000 events <= 15 s, rescore <= 10x the
 bare query, peak RSS <= 4 GB.
 """
@@ -39,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -648,17 +654,16 @@ def generate_draco(
 
 def append_rejudge(home: Path, n_events: int = APPENDED, *, inline: bool = False) -> int:
     """`n_events` new verdicts on the first run: a second judge regime reaching a few reports."""
-    import duckdb
-
     from collectors.draco.dataset import load_draco
     from warehouse.events import make_event
+    from warehouse.lake import open_warehouse
     from warehouse.log import EventLog
     from warehouse.provenance import producer_for
 
     task_set = load_draco(DRACO_JSONL)
     producer = producer_for({"benchmark": "scale"})
     run_id = "scale-draco-run-00"
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+    with open_warehouse(home / "warehouse.duckdb", read_only=True) as con:  # or the lake
         reports = {
             key: (event_id, text)
             for key, event_id, text in con.execute(
@@ -843,7 +848,7 @@ def checkpoint_probe(home: Path) -> dict[str, int]:
     }
 
 
-def measure(n_verdicts: int, root: Path, *, inline: bool = False) -> dict:
+def measure(n_verdicts: int, root: Path, *, inline: bool = False, keep_log: bool = False) -> dict:
     home = root / f"scale-{n_verdicts}{'-inline' if inline else ''}"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -877,6 +882,8 @@ def measure(n_verdicts: int, root: Path, *, inline: bool = False) -> dict:
     figures["build"] = timed(home, str(BENCH), "build")
     figures["publish"] = timed(home, str(BENCH), "publish")
     figures["bytes_full"] = part_bytes(home)
+    if keep_log:  # the lake measure loads the same events, then appends its own +1,000
+        shutil.copytree(home / "log", home / "log.before-append")
     subprocess.run([py, script, "--internal-append", str(home), *shape], check=True)
     figures["ingest_append"] = timed(home, str(BENCH), "ingest")
     figures["build_append"] = timed(home, str(BENCH), "build")
@@ -905,6 +912,129 @@ def measure_demo(root: Path) -> dict:
         "rescore_floor": timed(home, str(BENCH), "rescore", "--draco-penalty-floor", "-100"),
         "rescore_weights": timed(home, str(BENCH), "rescore", "--weights", WEIGHTS),
     }
+
+
+LAKE_STEPS = (
+    ("ingest", "bench ingest"),
+    ("build", "bench build (full)"),
+    ("publish", "bench publish (after the full build)"),
+    ("ingest_append", f"bench ingest (+{APPENDED:,} events)"),
+    ("build_append", f"bench build (+{APPENDED:,} events)"),
+    ("rescore_floor", "bench rescore --draco-penalty-floor -100"),
+    ("rescore_weights", "bench rescore --weights ..."),
+)
+
+
+def measure_lake(local_home: Path, root: Path, servers, n_verdicts: int) -> dict:
+    """The local home's log (its events before the +1,000 append) on a lake: the same steps,
+    each `bench` command in its own process, the lake named by the environment."""
+    from tests.lake import services
+
+    catalog, store = servers
+    home = root / f"lake-{n_verdicts}"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    shutil.copytree(local_home / "log.before-append", home / "log")
+    database = f"scale_{n_verdicts}"
+    env = {
+        "BENCH_WAREHOUSE": f"ducklake:postgres:{services.create_database(catalog, database)}",
+        "BENCH_LAKE_DATA": f"s3://bench-scale/{database}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_ENDPOINT_URL": store.endpoint,
+    }
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        figures: dict = {}
+        figures["ingest"] = timed(home, str(BENCH), "ingest")
+        figures["build"] = timed(home, str(BENCH), "build")
+        figures["publish"] = timed(home, str(BENCH), "publish")
+        subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--internal-append", str(home)],
+            check=True,
+        )
+        figures["ingest_append"] = timed(home, str(BENCH), "ingest")
+        figures["build_append"] = timed(home, str(BENCH), "build")
+        figures["rescore_floor"] = timed(
+            home, str(BENCH), "rescore", "--draco-penalty-floor", "-100"
+        )
+        figures["rescore_weights"] = timed(home, str(BENCH), "rescore", "--weights", WEIGHTS)
+        figures["reader_query"] = reader_query(home)
+        objects = store.objects("bench-scale", f"{database}/")
+        figures["lake_bytes"] = (sum(objects.values()), len(objects))
+        figures["catalog_bytes"] = _catalog_bytes(catalog, database)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return figures
+
+
+def reader_query(home: Path) -> float:
+    """Best of 3: a reader's query of a leaderboard, opening the warehouse as `bench sql`'s
+    readers would (a new connection each time, the lake attached when BENCH_WAREHOUSE says)."""
+    from warehouse.lake import open_warehouse
+
+    best = math.inf
+    for _ in range(3):
+        started = time.perf_counter()
+        with open_warehouse(home / "warehouse.duckdb", read_only=True) as con:
+            con.execute("select * from marts.draco_leaderboard").fetchall()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _catalog_bytes(catalog, database: str) -> int:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"attach '{catalog.url(database)}' as pg (type postgres, read_only)")
+    (size,) = con.execute(
+        f"select * from postgres_query('pg', 'select pg_database_size(''{database}'')')"
+    ).fetchone()
+    con.close()
+    return int(size)
+
+
+def report_lake(pairs: list[tuple[dict, dict]]) -> None:
+    """Local beside lake, for each N."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title="benchmarks/scale.py --lake: local DuckDB file beside a DuckLake "
+        "(PostgreSQL catalog + S3 data on loopback); wall (CPU), peak RSS"
+    )
+    table.add_column("step")
+    for local, _ in pairs:
+        table.add_column(f"{local['verdicts']:,} local", justify="right")
+        table.add_column(f"{local['verdicts']:,} lake", justify="right")
+    for key, label in LAKE_STEPS:
+        cells = []
+        for local, lake in pairs:
+            for r in (local, lake):
+                cells.append(f"{r[key][0]:.1f} s ({r[key][2]:.0f} s CPU), {r[key][1]:,.0f} MB")
+        table.add_row(label, *cells)
+    table.add_row(
+        "reader query of draco_leaderboard (best of 3, new connection)",
+        *[f"{r['reader_query'] * 1000:.0f} ms" for pair in pairs for r in pair],
+    )
+    table.add_row(
+        "warehouse bytes after +1,000",
+        *[
+            cell
+            for local, lake in pairs
+            for cell in (
+                f"{local['bytes_append']['warehouse'] / 1e6:,.0f} MB (warehouse.duckdb)",
+                f"{lake['lake_bytes'][0] / 1e6:,.0f} MB in {lake['lake_bytes'][1]:,} S3 objects"
+                f" + {lake['catalog_bytes'] / 1e6:,.0f} MB catalog",
+            )
+        ],
+    )
+    Console().print(table)
 
 
 STEPS = (
@@ -1027,19 +1157,43 @@ def main() -> None:
         help="Also measure each N with every judge request holding the whole report (the shape "
         "before references), beside the shape the judge writes now.",
     )
+    parser.add_argument(
+        "--lake",
+        action="store_true",
+        help="Also measure each N on a DuckLake (PostgreSQL catalog + S3 data on loopback).",
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    servers = ExitStack()
     try:
-        results = []
+        results, lake_pairs = [], []
+        if args.lake:
+            from tests.lake import services
+
+            lake_servers = (
+                servers.enter_context(services.postgres()),
+                servers.enter_context(services.s3()),
+            )
+            lake_servers[1].bucket("bench-scale")
         for n in args.verdicts:
             for inline in (False, True) if args.inline_bodies else (False,):
-                results.append(measure(n, root, inline=inline))
+                results.append(measure(n, root, inline=inline, keep_log=args.lake and not inline))
                 print(results[-1], flush=True)
+                if args.lake and not inline:
+                    home = root / f"scale-{n}"
+                    results[-1]["reader_query"] = reader_query(home)
+                    lake = measure_lake(home, root, lake_servers, n)
+                    lake_pairs.append((results[-1], lake))
+                    print(lake, flush=True)
+                    if args.keep is None:
+                        shutil.rmtree(root / f"lake-{n}", ignore_errors=True)
                 if args.keep is None:  # an inline 1M home is tens of GB
                     shutil.rmtree(
                         root / f"scale-{n}{'-inline' if inline else ''}", ignore_errors=True
                     )
         report(results)
+        if lake_pairs:
+            report_lake(lake_pairs)
         if args.demo:
             demo = measure_demo(root)
             print(
@@ -1055,6 +1209,7 @@ def main() -> None:
                 flush=True,
             )
     finally:
+        servers.close()
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -102,9 +102,24 @@ class S3:
         return f"s3://{name}"
 
     def keys(self, bucket: str, prefix: str) -> list[str]:
-        response = httpx.get(f"{self.endpoint}/{bucket}", params={"list-type": 2, "prefix": prefix})
-        response.raise_for_status()
-        return [part.split("</Key>")[0] for part in response.text.split("<Key>")[1:]]
+        return list(self.objects(bucket, prefix))
+
+    def objects(self, bucket: str, prefix: str) -> dict[str, int]:
+        """{key: bytes} of every object under `prefix` (ListObjectsV2, all pages)."""
+        found: dict[str, int] = {}
+        token = None
+        while True:
+            params = {"list-type": 2, "prefix": prefix}
+            if token:
+                params["continuation-token"] = token
+            response = httpx.get(f"{self.endpoint}/{bucket}", params=params)
+            response.raise_for_status()
+            for entry in response.text.split("<Contents>")[1:]:
+                key = entry.split("<Key>")[1].split("</Key>")[0]
+                found[key] = int(entry.split("<Size>")[1].split("</Size>")[0])
+            if "<NextContinuationToken>" not in response.text:
+                return found
+            token = response.text.split("<NextContinuationToken>")[1].split("<")[0]
 
 
 @contextmanager
