@@ -3,7 +3,7 @@
 One setting moves it: `BENCH_WAREHOUSE=ducklake:<catalog>` with `BENCH_LAKE_DATA=<folder or
 s3://bucket/prefix>`. The catalog is what DuckDB's ducklake extension attaches: a local file
 (`ducklake:/srv/lake/catalog.ducklake`, one machine) or a PostgreSQL database
-(`ducklake:postgres:dbname=bench host=...`, a team). Unset (or `duckdb`), the warehouse is the
+(`ducklake:postgres:postgresql://bench@db.internal/bench`, a team). Unset (or `duckdb`), the warehouse is the
 data root's DuckDB file, as always.
 
 The lake is attached under the name `warehouse` and made the default catalog, so every query
@@ -23,9 +23,10 @@ import os
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -92,7 +93,7 @@ class LakeTarget:
         )
 
 
-def s3_settings(environ: os._Environ[str] | dict[str, str] | None = None) -> dict[str, str]:
+def s3_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """DuckDB's S3 settings from the standard AWS variables (AWS_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL): every connection to
     a lake whose data is in an S3 bucket sets them, dlt's and dbt's too. AWS_ENDPOINT_URL names
@@ -100,7 +101,7 @@ def s3_settings(environ: os._Environ[str] | dict[str, str] | None = None) -> dic
     env = os.environ if environ is None else environ
     endpoint = (env.get("AWS_ENDPOINT_URL") or "").strip()
     scheme, sep, host = endpoint.partition("://")
-    settings = {
+    return {
         "s3_access_key_id": env.get("AWS_ACCESS_KEY_ID", ""),
         "s3_secret_access_key": env.get("AWS_SECRET_ACCESS_KEY", ""),
         "s3_session_token": env.get("AWS_SESSION_TOKEN", ""),
@@ -110,10 +111,9 @@ def s3_settings(environ: os._Environ[str] | dict[str, str] | None = None) -> dic
         # a custom server is addressed by path; AWS itself by virtual host
         "s3_url_style": "path" if endpoint else "vhost",
     }
-    return settings
 
 
-def lake_target(environ: os._Environ[str] | dict[str, str] | None = None) -> LakeTarget | None:
+def lake_target(environ: Mapping[str, str] | None = None) -> LakeTarget | None:
     """The lake BENCH_WAREHOUSE names, or None for the local DuckDB file (the default)."""
     env = os.environ if environ is None else environ
     setting = (env.get("BENCH_WAREHOUSE") or "").strip()
@@ -124,7 +124,7 @@ def lake_target(environ: os._Environ[str] | dict[str, str] | None = None) -> Lak
         raise LakeError(
             f"BENCH_WAREHOUSE={setting!r}: expected `duckdb` (the default) or "
             "`ducklake:<catalog>`, e.g. ducklake:/srv/lake/catalog.ducklake or "
-            "ducklake:postgres:dbname=bench host=db.internal"
+            "ducklake:postgres:postgresql://bench@db.internal/bench"
         )
     data_path = (env.get("BENCH_LAKE_DATA") or "").strip()
     if not data_path:
@@ -144,9 +144,11 @@ def _is_local(catalog: str) -> bool:
     return not any(catalog.startswith(f"{kind}:") for kind in ("postgres", "mysql", "sqlite", "md"))
 
 
+@cache
 def ensure_extensions() -> None:
     """Install the lake's extensions from their wheels where DuckDB looks for extensions, once
-    per machine (a later call finds them installed and does nothing)."""
+    per machine (a later call finds them installed and does nothing; in this process, a later
+    call returns at once)."""
     con = duckdb.connect(config=OFFLINE_CONFIG)
     try:
         installed = {
