@@ -315,6 +315,17 @@ def publish(home: HomeOption = None) -> None:
 
 
 @app.command()
+def pull(home: HomeOption = None) -> None:
+    """Copy what was last published on the lake into this data root, for the app and bench sql
+    on a machine that does not build (docs/team.md)."""
+    from transform import pipeline
+
+    paths = _paths(home)
+    snapshot_id, tables = pipeline.pull(paths)
+    console.print(f"pulled {len(tables)} tables of lake snapshot {snapshot_id} to {paths.serve_db}")
+
+
+@app.command()
 def rebuild(home: HomeOption = None) -> None:
     """Build a fresh warehouse from the log alone and compare every mart with the current one."""
     from transform import pipeline

@@ -83,6 +83,11 @@ EXAMPLES: dict[str, list[str]] = {
     "build": ["bench build"],
     "test": ["bench test"],
     "publish": ["bench publish"],
+    "pull": [
+        "bench pull",
+        "BENCH_WAREHOUSE=ducklake:postgres:postgresql://bench@db.internal/bench "
+        "BENCH_LAKE_DATA=s3://bucket/bench bench pull && bench app",
+    ],
     "rebuild": ["bench rebuild"],
     "rescore": [
         "bench rescore --weights completeness=0.3,success=0.3,shingle_f1=0.4",

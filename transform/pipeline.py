@@ -21,8 +21,11 @@ from transform.state import (
 from warehouse.lake import (
     LakeError,
     lake_target,
+    last_published,
     open_warehouse,
     published_state,
+    record_published,
+    this_process,
     warehouse_exists,
 )
 from warehouse.log import EventLog
@@ -136,17 +139,46 @@ def publish(paths: BenchPaths) -> list[str]:
         },
         "lake": published_state(paths.warehouse_db),  # None: the local warehouse file
     }
+    lake = metadata["lake"]
     tables = publish_snapshot(
         paths.warehouse_db,
         paths.serve_db,
         metadata,
         changed=models_built_since_publish(paths.warehouse_db),
         generation=_publish_generation(paths),
+        lake_snapshot=lake["snapshot_id"] if lake else None,
     )
     mark_published(paths.warehouse_db)
+    if lake:  # readers on other machines pull this snapshot (`bench pull`)
+        record_published(lake_target(), lake["snapshot_id"], metadata)
     if is_current:
         record_head(paths, head, "published")
     return tables
+
+
+def pull(paths: BenchPaths) -> tuple[int, list[str]]:
+    """A reader's copy of what was last published on the lake (any machine's publish): the
+    marts as they were at that lake snapshot, into this data root's snapshot, which the app,
+    `bench sql` and `bench export` read. Returns the snapshot id and the tables."""
+    target = lake_target()
+    if target is None:
+        raise LakeError(
+            "bench pull reads a lake: set BENCH_WAREHOUSE=ducklake:... and BENCH_LAKE_DATA "
+            "(docs/team.md); a local warehouse is published with `bench publish`"
+        )
+    published = last_published(target)
+    if published is None:
+        raise LakeError(f"nothing has been published on the lake {target.public_name} yet")
+    snapshot_id, metadata = published
+    paths.ensure()
+    tables = publish_snapshot(
+        paths.warehouse_db,
+        paths.serve_db,
+        {**metadata, "pulled_by": this_process()},
+        generation=f"{target.public_name}@{snapshot_id}",
+        lake_snapshot=snapshot_id,
+    )
+    return snapshot_id, tables
 
 
 def _publish_generation(paths: BenchPaths) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import json
 import os
 import re
 import socket
@@ -81,11 +82,14 @@ class LakeTarget:
         """A catalog file on this machine (the single-machine lake)."""
         return _is_local(self.catalog)
 
-    def attach_sql(self, *, read_only: bool = False) -> str:
+    def attach_sql(self, *, read_only: bool = False, snapshot: int | None = None) -> str:
+        """`snapshot`: the lake as it was at that snapshot id (read-only, DuckLake's own rule)."""
         options = [f"DATA_PATH {_sql_string(self.data_path)}"]
         if not self.is_local:
             options.append(f"METADATA_SCHEMA {_sql_string(self.metadata_schema)}")
-        if read_only:
+        if snapshot is not None:
+            options.append(f"SNAPSHOT_VERSION {int(snapshot)}")
+        if read_only or snapshot is not None:
             options.append("READ_ONLY")
         return (
             f"ATTACH IF NOT EXISTS {_sql_string(self.attach_path)} AS {LAKE_ALIAS} "
@@ -183,8 +187,11 @@ def _wheel_extension_file(package: str) -> Path:
     return files[0]
 
 
-def connect(target: LakeTarget, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the lake attached as `warehouse` and used by default."""
+def connect(
+    target: LakeTarget, *, read_only: bool = False, snapshot: int | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the lake attached as `warehouse` and used by default; at
+    `snapshot`, the lake as it was then."""
     ensure_extensions()
     for attempt in range(1, INIT_ATTEMPTS + 1):
         con = duckdb.connect(config=OFFLINE_CONFIG)
@@ -192,7 +199,7 @@ def connect(target: LakeTarget, *, read_only: bool = False) -> duckdb.DuckDBPyCo
             if target.in_s3:
                 for name, value in s3_settings().items():
                     con.execute(f"SET {name} = {_sql_string(value)}")
-            con.execute(target.attach_sql(read_only=read_only))
+            con.execute(target.attach_sql(read_only=read_only, snapshot=snapshot))
             con.execute(f"USE {LAKE_ALIAS}")
             return con
         except duckdb.Error as exc:
@@ -217,19 +224,57 @@ def _sql_string(value: str) -> str:
 # --- the warehouse, wherever it is ---------------------------------------------------------------
 
 
-def open_warehouse(warehouse_db: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def open_warehouse(
+    warehouse_db: Path, *, read_only: bool = False, snapshot: int | None = None
+) -> duckdb.DuckDBPyConnection:
     """A connection to the warehouse: the data root's DuckDB file `warehouse_db` by default, the
-    lake when BENCH_WAREHOUSE names one (queries read the same either way)."""
+    lake when BENCH_WAREHOUSE names one (queries read the same either way); `snapshot` pins a
+    lake to one of its snapshots."""
     target = lake_target()
     if target is None:
         return duckdb.connect(str(warehouse_db), read_only=read_only)
-    return connect(target, read_only=read_only)
+    return connect(target, read_only=read_only, snapshot=snapshot)
 
 
 def warehouse_exists(warehouse_db: Path) -> bool:
     """Whether there is a warehouse to read: the file, or (on a lake) always, since attaching
     a lake creates it empty."""
     return lake_target() is not None or Path(warehouse_db).exists()
+
+
+# Where a lake says what was published from it, for readers on any machine (`bench pull`).
+PUBLISHED_TABLE = "bench_meta.published"
+
+
+def record_published(target: LakeTarget, snapshot_id: int, metadata: dict[str, object]) -> None:
+    """Tell every reader of the lake that snapshot `snapshot_id` is the published one, with the
+    snapshot's metadata (no secret: the catalog's public name, scoring vars, log head)."""
+    with connect(target) as con:
+        con.execute("create schema if not exists bench_meta")
+        con.execute(
+            f"create table if not exists {PUBLISHED_TABLE} "
+            "(snapshot_id bigint, published_at timestamptz, metadata json)"
+        )
+        con.execute(
+            f"insert into {PUBLISHED_TABLE} values (?, now(), ?)",
+            [snapshot_id, json.dumps(metadata, sort_keys=True)],
+        )
+
+
+def last_published(target: LakeTarget) -> tuple[int, dict[str, object]] | None:
+    """The snapshot id and metadata of the lake's last publish, or None before the first."""
+    with connect(target, read_only=True) as con:
+        exists = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'bench_meta' and table_name = 'published'"
+        ).fetchone()[0]
+        if not exists:
+            return None
+        row = con.execute(
+            f"select snapshot_id, metadata from {PUBLISHED_TABLE} "
+            "order by published_at desc, snapshot_id desc limit 1"
+        ).fetchone()
+    return (int(row[0]), json.loads(row[1])) if row else None
 
 
 def published_state(warehouse_db: Path) -> dict[str, object] | None:

@@ -87,13 +87,15 @@ def publish_snapshot(
     *,
     changed: Collection[str] | None = None,
     generation: str = "",
+    lake_snapshot: int | None = None,
 ) -> list[str]:
     """Publish every table of the published schemas; returns the table names published.
 
     `changed`: names of the tables rebuilt since the last publish (None = all of them). A large
     table not in it keeps the part files the previous snapshot used. `generation`: what decides
     the tables' contents besides the data (the models' fingerprint): an append-only table's
-    parts of another generation are not added to."""
+    parts of another generation are not added to. `lake_snapshot`: on a lake, the snapshot
+    to read (the one the publish records), whatever a build commits meanwhile."""
     _remove_orphans(serve_db)
     tmp = serve_db.with_name(f"{serve_db.name}.tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)
@@ -103,7 +105,7 @@ def publish_snapshot(
     try:
         # Connect to the warehouse (not ATTACH it): an instance dbt left open in this process
         # would make ATTACH fail with a file-handle conflict.
-        with _connect_bounded(warehouse_db) as con:
+        with _connect_bounded(warehouse_db, lake_snapshot) as con:
             quoted = str(tmp).replace("'", "''")  # ATTACH takes no parameters
             con.execute(f"attach '{quoted}' as serve")
             min_part_rows = part_min_rows()
@@ -298,12 +300,14 @@ def duckdb_config(warehouse_db: Path) -> dict[str, str]:
     return config
 
 
-def _connect_bounded(warehouse_db: Path) -> duckdb.DuckDBPyConnection:
+def _connect_bounded(
+    warehouse_db: Path, lake_snapshot: int | None = None
+) -> duckdb.DuckDBPyConnection:
     config = duckdb_config(warehouse_db)
     if "temp_directory" in config:
         Path(config["temp_directory"]).mkdir(parents=True, exist_ok=True)
     if lake_target() is not None:  # the lake, read into the local snapshot (docs/team.md)
-        con = open_warehouse(warehouse_db, read_only=True)
+        con = open_warehouse(warehouse_db, read_only=True, snapshot=lake_snapshot)
         for name in ("memory_limit", "threads", "temp_directory"):
             if name in config:
                 con.execute(f"set {name} = '{config[name]}'")

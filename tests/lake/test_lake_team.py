@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -140,6 +141,33 @@ def test_publish_serves_the_lake_and_rescore_rebuilds_on_it(team) -> None:
     assert not (root / "warehouse.duckdb").exists()
 
 
+def test_a_reader_machine_pulls_the_published_snapshot_not_later_changes(team, tmp_path) -> None:
+    _, root, env = team
+    run_bench(root, "publish", env=env)
+    board = "select run_id, system, composite from marts.extraction_leaderboard order by all"
+    published = run_bench(root, "sql", board, "--format", "csv", env=env).stdout
+    # a change on the lake nobody published (a build in progress, say)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with open_warehouse(Path("unused")) as con:
+            (changed,) = con.execute(
+                "update marts.extraction_leaderboard set composite = -1"
+            ).fetchone()
+    assert changed > 2
+    reader = tmp_path / "reader-machine"  # no log, no warehouse: only the lake's setting
+    pulled = run_bench(reader, "pull", env=env)
+    tables = re.search(r"pulled (\d+) tables of lake snapshot (\d+)", pulled.output)
+    assert tables and int(tables.group(1)) > 30, pulled.output
+    assert (reader / "serve.duckdb").exists()
+    assert run_bench(reader, "sql", board, "--format", "csv", env=env).stdout == published
+    assert "-1" not in published
+    run_bench(root, "publish", env=env)  # now it is published, and the next pull has it
+    run_bench(reader, "pull", env=env)
+    again = run_bench(reader, "sql", board, "--format", "csv", env=env).stdout
+    assert {line.rsplit(",", 1)[1] for line in again.splitlines()[1:]} == {"-1.0"}
+
+
 def _leaderboard(env: dict[str, str], column: str) -> dict[str, float]:
     reader = subprocess.run(
         [sys.executable, "-c", _READ.format(column=column)],
@@ -254,7 +282,8 @@ def test_a_second_builder_is_refused_naming_the_first(team, on_the_lake) -> None
     assert refused.returncode == 2, refused.output
     said = " ".join(refused.output.split())
     assert f"is being built by {holder}: one builder at a time" in said, said
-    run_bench(root, "rescore", *weights, env=env)  # the lock went with its holder's session
+    with builder_lock(lake_target(), "the next builder"):  # it went with its holder's session
+        pass
 
 
 def test_no_credential_reaches_a_file_of_the_data_root(team) -> None:
