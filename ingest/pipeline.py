@@ -682,6 +682,10 @@ def ingest_log(
     with ingest_lock(Path(pipelines_dir)):
         if lake_target() is None:
             create_database(Path(warehouse_db))  # in the compact storage format dbt's files get
+        else:
+            # A new lake's catalog is created by its first ATTACH: here, where a race with
+            # another machine doing the same is retried (warehouse.lake.connect), not in dlt's.
+            open_warehouse(Path(warehouse_db)).close()
         pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
         # Whatever a killed ingest left pending is discarded and its lines read again
         # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the
@@ -714,10 +718,14 @@ LAKE_CONFLICT_ATTEMPTS = 3
 
 
 def _lake_conflict(exc: BaseException) -> bool:
-    """A DuckLake commit refused because another transaction changed the same thing first."""
+    """A DuckLake commit refused because another transaction changed the same thing first, or
+    a new lake's catalog that another machine was creating at the same moment."""
     link: BaseException | None = exc
     while link is not None:
-        if "Transaction conflict" in str(link) and "DuckLake" in str(link):
+        text = str(link)
+        if ("Transaction conflict" in text and "DuckLake" in text) or (
+            "Failed to initialize DuckLake" in text
+        ):
             return True
         link = link.__cause__ or link.__context__
     return False
