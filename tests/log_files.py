@@ -1,5 +1,6 @@
-"""A segment's bytes read and rewritten as a forger or a damaged disk would, whether the segment is
-stored plain or, once ingested, compressed (warehouse/log.py): tests that tamper use these."""
+"""Logs for tests: a run's worth of simple events to load, and a segment's bytes read and
+rewritten as a forger or a damaged disk would, whether the segment is stored plain or, once
+ingested, compressed (warehouse/log.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,29 @@ from pathlib import Path
 
 import zstandard
 
+from warehouse.events import Envelope, ItemRegistered, make_event
 from warehouse.log import compressed_path
+from warehouse.provenance import producer_for
+
+
+def item_events(run_id: str, start: int, count: int, *, tool: str = "tests") -> list[Envelope]:
+    """`count` item_registered events of run `run_id` (items `start`...): ids no other run has."""
+    producer = producer_for({"test": tool})
+    return [
+        make_event(
+            ItemRegistered(
+                item_id=f"item-{i}",
+                dataset_sha256="0" * 64,
+                position=i,
+                ground_truth_text=f"text {i} of {run_id}",
+                anchors=[],
+                anchor_rule_version="1",
+            ),
+            run_id=run_id,
+            producer=producer,
+        )
+        for i in range(start, start + count)
+    ]
 
 
 def segment_bytes(segment: Path) -> bytes:

@@ -19,31 +19,15 @@ import pytest
 
 from ingest.pipeline import ingest_log, make_pipeline
 from tests.ingest.killed_ingest import BOUNDARIES, KILLED
-from warehouse.events import ItemRegistered, make_event
+from tests.log_files import item_events
 from warehouse.log import EventLog
-from warehouse.provenance import producer_for
 
 REPO = Path(__file__).resolve().parents[2]
-PRODUCER = producer_for({"test": "killed-ingest"})
 
 
 def append(log: EventLog, start: int, count: int) -> None:
     with log.writer() as writer:
-        writer.append(
-            make_event(
-                ItemRegistered(
-                    item_id=f"item-{i}",
-                    dataset_sha256="0" * 64,
-                    position=i,
-                    ground_truth_text=f"text {i}",
-                    anchors=[],
-                    anchor_rule_version="1",
-                ),
-                run_id="run-killed-ingest",
-                producer=PRODUCER,
-            )
-            for i in range(start, start + count)
-        )
+        writer.append(item_events("run-killed-ingest", start, count, tool="killed-ingest"))
 
 
 def killed_ingest(home: Path, boundary: str) -> None:

@@ -29,12 +29,11 @@ from tests.bench_cli import BENCH, bench_env, run_bench
 from tests.demo_home import demo_home
 from tests.lake import services
 from tests.lake.marts import mart_differences
+from tests.log_files import item_events
 from transform.dbt_runner import DbtError, run_dbt
-from warehouse.events import ItemRegistered, make_event
 from warehouse.lake import builder_lock, lake_target, open_warehouse
 from warehouse.log import EventLog
 from warehouse.paths import BenchPaths
-from warehouse.provenance import producer_for
 
 pytestmark = [
     pytest.mark.slow,
@@ -300,23 +299,8 @@ def test_no_credential_reaches_a_file_of_the_data_root(team) -> None:
 
 def _log_of(home: Path, machine: str, events: int) -> None:
     """A data root whose log holds `events` events of its own (ids no other machine has)."""
-    producer = producer_for({"test": "lake-loaders", "machine": machine})
     with EventLog(home / "log").writer() as writer:
-        writer.append(
-            make_event(
-                ItemRegistered(
-                    item_id=f"{machine}-item-{i}",
-                    dataset_sha256="0" * 64,
-                    position=i,
-                    ground_truth_text=f"text {i} of {machine}",
-                    anchors=[],
-                    anchor_rule_version="1",
-                ),
-                run_id=f"run-{machine}",
-                producer=producer,
-            )
-            for i in range(events)
-        )
+        writer.append(item_events(f"run-{machine}", 0, events, tool="lake-loaders"))
 
 
 def test_two_machines_load_into_one_lake_at_once_nothing_lost_nothing_doubled(
