@@ -255,10 +255,30 @@ def record_published(target: LakeTarget, snapshot_id: int, metadata: dict[str, o
             f"create table if not exists {PUBLISHED_TABLE} "
             "(snapshot_id bigint, published_at timestamptz, metadata json)"
         )
+        previous = con.execute(
+            f"select max(snapshot_id) from {PUBLISHED_TABLE} where snapshot_id < ?", [snapshot_id]
+        ).fetchone()[0]
         con.execute(
             f"insert into {PUBLISHED_TABLE} values (?, now(), ?)",
             [snapshot_id, json.dumps(metadata, sort_keys=True)],
         )
+        if previous is not None:
+            _expire_before(con, previous)
+
+
+def _expire_before(con: duckdb.DuckDBPyConnection, snapshot_id: int) -> None:
+    """Drop the lake's snapshots older than `snapshot_id`, and the files only they used. A lake
+    keeps every snapshot's files (time travel) until told: without this, every rebuild of a
+    mart would add its bytes for good. Kept: the publish before this one, which a reader may be
+    pulling right now, and everything after it."""
+    row = con.execute(
+        f"select snapshot_time from {LAKE_ALIAS}.snapshots() where snapshot_id = ?", [snapshot_id]
+    ).fetchone()
+    if row is None:  # already expired
+        return
+    older_than = _sql_string(row[0].isoformat())
+    con.execute(f"CALL ducklake_expire_snapshots('{LAKE_ALIAS}', older_than => {older_than})")
+    con.execute(f"CALL ducklake_cleanup_old_files('{LAKE_ALIAS}', cleanup_all => true)")
 
 
 def last_published(target: LakeTarget) -> tuple[int, dict[str, object]] | None:

@@ -334,3 +334,23 @@ def test_two_machines_load_into_one_lake_at_once_nothing_lost_nothing_doubled(
                 "group by run_id order by run_id"
             ).fetchall()
     assert per_machine == [("run-machine-a", 4000, 4000), ("run-machine-b", 4000, 4000)]
+
+
+def test_each_publish_expires_the_snapshots_before_the_publish_it_follows(
+    team, on_the_lake
+) -> None:
+    # By now the tests above have published several times (publish, rescores, the pull test).
+    # A lake keeps every snapshot's files until they are expired: each publish drops what is
+    # older than the publish before it, which a reader may still be pulling.
+    with open_warehouse(Path("unused"), read_only=True) as con:
+        published = [
+            snapshot
+            for (snapshot,) in con.execute(
+                "select snapshot_id from bench_meta.published order by snapshot_id"
+            ).fetchall()
+        ]
+        (oldest,) = con.execute("select min(snapshot_id) from warehouse.snapshots()").fetchone()
+    assert len(published) >= 3
+    assert oldest == published[-2]
+    with open_warehouse(Path("unused"), snapshot=published[-2]) as con:  # still readable
+        assert con.execute("select count(*) from marts.draco_leaderboard").fetchone()[0] > 0
