@@ -4,6 +4,7 @@ ingested, compressed (warehouse/log.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import zstandard
@@ -13,17 +14,28 @@ from warehouse.log import compressed_path
 from warehouse.provenance import producer_for
 
 
-def item_events(run_id: str, start: int, count: int, *, tool: str = "tests") -> list[Envelope]:
-    """`count` item_registered events of run `run_id` (items `start`...): ids no other run has."""
+def item_events(
+    run_id: str,
+    start: int,
+    count: int,
+    *,
+    tool: str = "tests",
+    text: Callable[[int], str] | None = None,
+    anchors: Callable[[int], list[str]] | None = None,
+    item_prefix: str = "item",
+) -> list[Envelope]:
+    """`count` item_registered events of run `run_id` (items `start`...): ids no other run has.
+    `text(i)` and `anchors(i)` give an item's ground truth and anchors (default: a short line,
+    no anchor); `tool` names the test in the events' producer."""
     producer = producer_for({"test": tool})
     return [
         make_event(
             ItemRegistered(
-                item_id=f"item-{i}",
+                item_id=f"{item_prefix}-{i}",
                 dataset_sha256="0" * 64,
                 position=i,
-                ground_truth_text=f"text {i} of {run_id}",
-                anchors=[],
+                ground_truth_text=text(i) if text else f"text {i} of {run_id}",
+                anchors=anchors(i) if anchors else [],
                 anchor_rule_version="1",
             ),
             run_id=run_id,

@@ -133,3 +133,5 @@ def test_a_build_that_spills_passes_and_a_second_build_adds_no_row_to_any_increm
     empty = sorted(n for n, count in first.items() if count == 0 and n.startswith("stg_"))
     assert not empty, f"no rows to re-append in {empty} (synthetic types added: {added})"
     assert len([n for n in models if n.startswith("stg_events__")]) >= 25
+    # ... and in the per-run DRACO models, the rubric scored at both grains included
+    assert first["int_draco_rubric_scored"] > first["int_draco_items_scored"] > 0

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from tests.log_files import item_events
 from warehouse.canonical import sha256_hex
 from warehouse.events import (
-    ItemRegistered,
     JudgeVerdict,
     LlmCallRecord,
     RecordedRequest,
@@ -131,19 +131,7 @@ def write_big_report_run(
 def write_other_run(log: EventLog, count: int = 200) -> int:
     with log.writer() as writer:
         writer.append(
-            make_event(
-                ItemRegistered(
-                    item_id=f"item-{i}",
-                    dataset_sha256="0" * 64,
-                    position=i,
-                    ground_truth_text=f"body {i}",
-                    anchors=[],
-                    anchor_rule_version="1",
-                ),
-                run_id=OTHER_RUN,
-                producer=PRODUCER,
-            )
-            for i in range(count)
+            item_events(OTHER_RUN, 0, count, tool="big-report", text=lambda i: f"body {i}")
         )
     return count
 
@@ -156,20 +144,9 @@ def write_scenario(log_dir: Path, *, report_bytes: int, criteria: int = 40, samp
     total += write_big_report_run(
         log, report_bytes=report_bytes, criteria=criteria, samples=samples
     )
+    late = item_events(
+        OTHER_RUN, 0, 100, tool="big-report", text=lambda i: f"late {i}", item_prefix="late"
+    )
     with log.writer() as writer:
-        writer.append(
-            make_event(
-                ItemRegistered(
-                    item_id=f"late-{i}",
-                    dataset_sha256="0" * 64,
-                    position=i,
-                    ground_truth_text=f"late {i}",
-                    anchors=[],
-                    anchor_rule_version="1",
-                ),
-                run_id=OTHER_RUN,
-                producer=PRODUCER,
-            )
-            for i in range(100)
-        )
+        writer.append(late)
     return total + 100

@@ -11,36 +11,25 @@ import duckdb
 import pytest
 import zstandard
 
-from tests.log_files import segment_bytes
+from tests.log_files import item_events, segment_bytes
 from transform import pipeline
-from warehouse.events import ItemRegistered, make_event
 from warehouse.log import EventLog, compressed_path, id_index_path
 from warehouse.log_trust import last_trusted_head
 from warehouse.paths import BenchPaths
-from warehouse.provenance import producer_for
 from warehouse.verify import verify_log
-
-PRODUCER = producer_for({"test": "log-compression"})
 
 
 def items(start: int, stop: int, run_id: str = "run-compress", *, sentences: int = 60):
     """Events with a long, repetitive English body (~44 bytes a sentence), as reports are."""
     body = " ".join(f"the report cites source {i % 23} for its claim" for i in range(sentences))
-    return [
-        make_event(
-            ItemRegistered(
-                item_id=f"item-{i}",
-                dataset_sha256="0" * 64,
-                position=i,
-                ground_truth_text=f"{i}: {body}",
-                anchors=[f"source {i % 23}"],
-                anchor_rule_version="1",
-            ),
-            run_id=run_id,
-            producer=PRODUCER,
-        )
-        for i in range(start, stop)
-    ]
+    return item_events(
+        run_id,
+        start,
+        stop - start,
+        tool="log-compression",
+        text=lambda i: f"{i}: {body}",
+        anchors=lambda i: [f"source {i % 23}"],
+    )
 
 
 @pytest.fixture
