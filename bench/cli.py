@@ -19,13 +19,14 @@ from bench import init_cli, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.export import FORMATS, ExportError
 from bench.help import MAIN_EPILOG, VersionOption, add_examples
-from bench.options import HomeOption, ScoreOption
+from bench.options import HomeOption, ScoreOption, ShardOption
 from bench.settings import (
     APP_ENTRYPOINT,
     STREAMLIT_FLAGS,
     parse_draco_weights,
     shared_data_dir,
 )
+from collectors.runs.shard import parse_shard
 from transform.state import load_scoring_vars, save_scoring_vars
 from warehouse.paths import BenchPaths
 from warehouse.scoring_vars import extraction_weight_names
@@ -97,6 +98,7 @@ def run_extraction_cmd(
         typer.Option(help="Live-URL benchmark: a url,vertical[,render] CSV or JSONL to fetch."),
     ] = None,
     render: Annotated[str, typer.Option(help="With --urls: auto | fast | full.")] = "auto",
+    shard: ShardOption = None,
     home: HomeOption = None,
 ) -> None:
     """Run extraction engines over a corpus, or with --urls over live URLs (resumable)."""
@@ -106,14 +108,23 @@ def run_extraction_cmd(
     if urls is not None:
         from bench import live_extraction_cli
 
-        summary = live_extraction_cli.run_cmd(paths, urls, engines, render, limit)
+        summary = live_extraction_cli.run_cmd(
+            paths, urls, engines, render, limit, parse_shard(shard)
+        )
         _print_run_summary(summary)
         if score:
             _refresh(paths, [summary.run_id])
         return
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
-    summary = _run_with_progress(paths, corpus_obj, names, limit=limit, retry_failed=retry_failed)
+    summary = _run_with_progress(
+        paths,
+        corpus_obj,
+        names,
+        limit=limit,
+        retry_failed=retry_failed,
+        shard=parse_shard(shard),
+    )
     _print_run_summary(summary)
     if score:
         _refresh(paths, [summary.run_id])

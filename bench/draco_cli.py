@@ -13,10 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import preflight_view
-from bench.options import HomeOption, PlanJsonOption, ScoreOption
+from bench.options import HomeOption, PlanJsonOption, ScoreOption, ShardOption
 from bench.qa_cli import _base_url_overrides
 from bench.settings import shared_data_dir
 from collectors.draco.judge_defaults import DEFAULT_JUDGE_SPEC
+from collectors.runs.shard import Shard, parse_shard
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -213,6 +214,7 @@ def run_rubric(
     max_attempts: int = 3,
     judge_concurrency: int = 4,
     preflight: bool = True,
+    shard: Shard | None = None,
 ):
     from bench import run_report
     from collectors.draco.judge import build_judge
@@ -221,6 +223,7 @@ def run_rubric(
     from transform import pipeline
 
     task_set, plan = _run_plan(paths, tasks, systems, limit, items, dataset_file, corpus)
+    plan = plan.for_shard(shard)
     the_judge = build_judge(judge, samples=samples) if isinstance(judge, str) else judge
     if preflight:
         _preflight(plan.lanes, the_judge)
@@ -400,6 +403,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             bool, typer.Option(help="One judge call before any research (catches a bad key).")
         ] = True,
         score: ScoreOption = True,
+        shard: ShardOption = None,
         home: HomeOption = None,
     ) -> None:
         """Run research systems on rubric tasks and judge every criterion (resumable)."""
@@ -419,6 +423,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             max_attempts=max_attempts,
             judge_concurrency=judge_concurrency,
             preflight=preflight,
+            shard=parse_shard(shard),
         )
         if score:
             run_report.refresh_and_report(paths, console, [summary.run_id])

@@ -31,6 +31,7 @@ EXAMPLES: dict[str, list[str]] = {
         "bench run extraction --limit 20",
         "bench run extraction --urls urls.csv",
         "bench run extraction --engines trafilatura,resiliparse --corpus demo",
+        "bench run extraction --shard 1/3",
     ],
     "run simpleqa": [
         "bench run simpleqa --limit 20 --lanes local-bm25,closed-book",
@@ -44,6 +45,7 @@ EXAMPLES: dict[str, list[str]] = {
     "run draco": [
         "bench run draco --tasks demo --systems local-rag --judge offline",
         "bench run draco --tasks rubric_tasks.jsonl --systems local-rag --judge offline",
+        "bench run draco --tasks draco --systems valyu_max --shard 1/2",
     ],
     "plan": ["bench plan simpleqa --limit 500 --json"],
     "plan simpleqa": ["bench plan simpleqa --limit 500 --random-state 0 --lanes brave_search"],

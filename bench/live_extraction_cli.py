@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from bench.options import HomeOption, PlanJsonOption
+from collectors.runs.shard import Shard
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -65,14 +66,21 @@ def plan_cmd(
     )
 
 
-def run_cmd(paths: BenchPaths, urls: Path, systems: str | None, render: str, limit: int | None):
+def run_cmd(
+    paths: BenchPaths,
+    urls: Path,
+    systems: str | None,
+    render: str,
+    limit: int | None,
+    shard: Shard | None = None,
+):
     """Collect; the caller prints the summary and refreshes the marts."""
     from bench import run_report
     from bench.qa_cli import _base_url_overrides
     from collectors.extraction.live.runner import run_live_extraction
     from transform import pipeline
 
-    plan = _plan(urls, systems, render, limit)
+    plan = _plan(urls, systems, render, limit).for_shard(shard)
     description = f"live extraction on {plan.corpus.dataset.name}"
     with run_report.unit_progress(console, description) as on_progress:
         return run_live_extraction(

@@ -14,3 +14,12 @@ HomeOption = Annotated[
 ScoreOption = Annotated[bool, typer.Option(help="Ingest, build and publish afterwards.")]
 PlanJsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable plan.")]
 SeriesOption = Annotated[str | None, typer.Option(help="Repeat-run series name.")]
+ShardOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="K/N",
+        help="Run the K-th of N slices of this run's items, e.g. 1/2 here and 2/2 on another "
+        "machine; the run is finished when every shard is (docs/team.md).",
+        show_default=False,
+    ),
+]

@@ -12,8 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import preflight_view
-from bench.options import HomeOption, PlanJsonOption, ScoreOption, SeriesOption
+from bench.options import HomeOption, PlanJsonOption, ScoreOption, SeriesOption, ShardOption
 from bench.settings import shared_data_dir
+from collectors.runs.shard import parse_shard
 from warehouse.paths import BenchPaths
 
 console = Console(stderr=True)
@@ -150,7 +151,9 @@ def _plan(paths, dataset, lanes, limit, random_state, roles, series, as_json: bo
     out.print(table)
 
 
-def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score) -> None:
+def _run(
+    paths, dataset, lanes, limit, random_state, roles, series, retry_failed, score, shard
+) -> None:
     from bench import run_report
     from collectors.qa.runner import run_qa
     from transform import pipeline
@@ -170,6 +173,7 @@ def _run(paths, dataset, lanes, limit, random_state, roles, series, retry_failed
             retry_failed=retry_failed,
             argv=sys.argv[1:],
             on_progress=on_progress,
+            shard=parse_shard(shard),
         )
     console.print(run_table(summary))
     if score:
@@ -316,6 +320,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         series: SeriesOption = None,
         retry_failed: RetryFailedOption = False,
         score: ScoreOption = True,
+        shard: ShardOption = None,
         home: HomeOption = None,
     ) -> None:
         """Run SimpleQA lanes: search → chunks → one synthesizer → grader → URL metrics + relevance."""
@@ -330,6 +335,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
             series,
             retry_failed,
             score,
+            shard,
         )
 
     @run_app.command("qa")
@@ -345,6 +351,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
         series: SeriesOption = None,
         retry_failed: RetryFailedOption = False,
         score: ScoreOption = True,
+        shard: ShardOption = None,
         home: HomeOption = None,
     ) -> None:
         """Run your own question set (question, gold_answer[, gold_urls, topic]) through the lanes."""
@@ -359,6 +366,7 @@ def register(app: typer.Typer, run_app: typer.Typer, paths_for) -> typer.Typer:
             series,
             retry_failed,
             score,
+            shard,
         )
 
     @app.command()

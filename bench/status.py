@@ -170,11 +170,32 @@ def _snapshot_summary(paths: BenchPaths) -> str:
             marts = con.execute(
                 "select count(*) from information_schema.tables where table_schema = 'marts'"
             ).fetchone()[0]
-            runs = 0
+            runs, shards = 0, ""
             if con.execute(
                 "select count(*) from information_schema.tables where table_schema='marts' and table_name='dim_runs'"
             ).fetchone()[0]:
                 runs = con.execute("select count(*) from marts.dim_runs").fetchone()[0]
+                shards = _shard_progress(con)
     except duckdb.Error as exc:
         return _unreadable(exc, paths.serve_db)
-    return f"{paths.serve_db} published {published}, {marts} marts, {runs} runs"
+    return f"{paths.serve_db} published {published}, {marts} marts, {runs} runs{shards}"
+
+
+def _shard_progress(con: duckdb.DuckDBPyConnection) -> str:
+    """Each run split across machines (`bench run … --shard K/N`): how many of its shards have
+    finished, from what the machines have loaded so far. A snapshot from before the column
+    existed says nothing."""
+    has_column = con.execute(
+        "select count(*) from information_schema.columns where table_schema = 'marts' "
+        "and table_name = 'dim_runs' and column_name = 'n_shards'"
+    ).fetchone()[0]
+    if not has_column:
+        return ""
+    rows = con.execute(
+        "select run_id, n_shards_finished, n_shards, status from marts.dim_runs "
+        "where n_shards is not null order by run_id"
+    ).fetchall()
+    return "".join(
+        f"; run {run_id}: {done} of {total} shards finished ({status})"
+        for run_id, done, total, status in rows
+    )

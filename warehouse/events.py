@@ -89,6 +89,17 @@ class RunFinished(Payload):
     completed: int
     failed: int
     duration_s: float
+    # A shard of a run split across machines (`bench run … --shard K/N`, collectors/runs/
+    # shard.py): its K and N. Additive optional fields: version-1 events without them are whole runs.
+    shard: int | None = Field(default=None, ge=1)
+    shards: int | None = Field(default=None, ge=1)
+
+    def natural_key_values(self) -> tuple[object, ...]:
+        # two shards may finish with the same count: each shard's finish is a fact of its own
+        # (a whole run's id stays what it always was)
+        if self.shard is None:
+            return (self.terminal_events,)
+        return (self.terminal_events, self.shard, self.shards)
 
 
 # --- items -----------------------------------------------------------------------------------

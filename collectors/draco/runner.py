@@ -36,6 +36,7 @@ from collectors.http import LaneAborted
 from collectors.http.redaction import Redactor
 from collectors.llm.base import LlmCallError, LlmConfigError
 from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
+from collectors.runs.shard import Shard, sharded
 from collectors.runs.summary import RunSummary
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
@@ -104,10 +105,14 @@ class DracoRunPlan:
     spec: dict[str, Any]
     spec_sha256: str
     run_id: str
+    shard: Shard | None = None  # one slice of the run (collectors/runs/shard.py)
 
     @property
     def units(self) -> list[tuple[str, str]]:
         return [(task.item_id, lane.lane) for task in self.tasks for lane in self.lanes]
+
+    def for_shard(self, shard: Shard | None) -> DracoRunPlan:
+        return sharded(self, shard, "tasks", key=lambda task: task.item_id)
 
 
 def plan_draco_run(
@@ -276,6 +281,7 @@ class _DracoStages(RunStages[tuple[str, str]]):
         # instead of a collision with the verdicts on the old text.
         self.regime_id = regime_id(judge, normalizer.version)
         self.plan = plan
+        self.shard = plan.shard if plan else None
         self.max_research_attempts = max(1, max_research_attempts)
         self.judge_concurrency = max(1, judge_concurrency)
         self.lane_concurrency = max(1, lane_concurrency)

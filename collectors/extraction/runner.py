@@ -21,6 +21,7 @@ from collectors.extraction.engines import Engine, get_engine
 from collectors.extraction.run_state import RunState, item_registered, read_run_state
 from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
 from collectors.runs.messages import truncate_message
+from collectors.runs.shard import Shard, sharded
 from collectors.runs.summary import RunSummary
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
@@ -49,10 +50,14 @@ class ExtractionPlan:
     spec: dict[str, Any]
     spec_sha256: str
     run_id: str
+    shard: Shard | None = None  # one slice of the run (collectors/runs/shard.py)
 
     @property
     def units(self) -> list[tuple[str, str]]:
         return [(item.item_id, engine.name) for item in self.items for engine in self.engines]
+
+    def for_shard(self, shard: Shard | None) -> ExtractionPlan:
+        return sharded(self, shard, "items", key=lambda item: item.item_id)
 
 
 def plan_extraction(
@@ -145,6 +150,7 @@ class _ExtractionStages(RunStages[_ItemWork]):
 
     def __init__(self, plan: ExtractionPlan, retry_failed: bool, argv):
         self.plan, self.retry_failed, self.argv = plan, retry_failed, list(argv)
+        self.shard = plan.shard
         self.work: list[_ItemWork] = []
         self.skipped = self.completed = self.failed = 0
 
@@ -217,8 +223,9 @@ def run_extraction(
     retry_failed: bool = False,
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
+    shard: Shard | None = None,
 ) -> RunSummary:
-    plan = plan_extraction(corpus, engine_names, limit)
+    plan = plan_extraction(corpus, engine_names, limit).for_shard(shard)
     stages = _ExtractionStages(plan, retry_failed, argv)
     ctx = RunContext(plan.run_id, producer_for(plan.spec))
     result = run_kernel(log, ctx, stages, max_in_flight=1, on_progress=on_progress)

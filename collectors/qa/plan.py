@@ -18,6 +18,7 @@ from collectors.qa.dataset import QaDataset, SelectedQuestion, select_questions
 from collectors.qa.lanes import QaLane
 from collectors.qa.roles import Grader, RelevanceJudge, Synthesizer
 from collectors.qa.run_state import read_series
+from collectors.runs.shard import Shard, sharded
 from warehouse.canonical import canonical_sha256
 from warehouse.ids import run_id_for
 from warehouse.log import EventLog
@@ -45,10 +46,14 @@ class QaPlan:
     run_id: str
     series: str | None
     run_index: int | None
+    shard: Shard | None = None  # one slice of the run (collectors/runs/shard.py)
 
     @property
     def units(self) -> list[tuple[str, str]]:
         return [(s.question.item_id, lane.name) for s in self.selected for lane in self.lanes]
+
+    def for_shard(self, shard: Shard | None) -> QaPlan:
+        return sharded(self, shard, "selected", key=lambda selected: selected.question.item_id)
 
     def calls_per_lane(self) -> dict[str, dict[str, int]]:
         n = len(self.selected)

@@ -51,6 +51,7 @@ from collectors.qa.run_state import (
 )
 from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, run_kernel
 from collectors.runs.messages import truncate_message
+from collectors.runs.shard import Shard
 from collectors.runs.summary import RunSummary
 from warehouse.events import (
     AnswerGraded,
@@ -112,6 +113,7 @@ def run_qa(
     llm_concurrency: int = DEFAULT_LLM_CONCURRENCY,
     argv: Sequence[str] = (),
     on_progress: ProgressCallback | None = None,
+    shard: Shard | None = None,
 ) -> QaRunSummary:
     plan = plan_qa(
         dataset,
@@ -123,7 +125,7 @@ def run_qa(
         relevance_judge=relevance_judge,
         series=series,
         log=log,
-    )
+    ).for_shard(shard)
     return execute_plan(
         log,
         plan,
@@ -187,6 +189,7 @@ class _QaStages(RunStages[Unit]):
         argv: Sequence[str],
     ):
         self.plan = plan
+        self.shard = plan.shard
         self.ctx = ctx
         self.retry_failed = retry_failed
         self.llm_concurrency = max(1, llm_concurrency)

@@ -20,7 +20,8 @@ Every family's run has the same skeleton, and it lives here once:
 7. A crash or Ctrl-C cancels the other units but lets every event already handed to the sink
    reach the disk before the writer closes; the exception propagates.
 8. If nothing stopped the run (an auth abort, a cost cap) the family's closing payload (its
-   RunFinished, or None while units are incomplete) is appended. Then the lock is released.
+   RunFinished, or None while units are incomplete) is appended, marked with the shard when
+   the run is one of several (collectors/runs/shard.py). Then the lock is released.
 
 `RunContext.append` writes durably and only then folds each event into the family's state, so
 the state never holds a fact the log does not.
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from collectors.http.event_sink import EventSink
+from collectors.runs.shard import Shard
 from warehouse.events import Envelope, Payload, Producer, RunFinished, make_event
 from warehouse.log import EventLog
 
@@ -112,6 +114,9 @@ class RunStages(Generic[Unit]):
 
     state: Any
     work: list[Unit]
+    # Set when the run is one shard of a run split across machines: the family plans only the
+    # shard's items, and the kernel marks the shard's RunFinished with K and N.
+    shard: Shard | None = None
 
     def load_state(self, log: EventLog) -> None:
         """Read the family's state back from the log and decide the work left. The kernel calls
@@ -272,6 +277,10 @@ async def _open_run_close(
     closing = stages.closing(elapsed())
     if closing is None:
         return False
+    if stages.shard is not None:
+        closing = closing.model_copy(
+            update={"shard": stages.shard.index, "shards": stages.shard.count}
+        )
     await ctx.append(closing)
     return True
 

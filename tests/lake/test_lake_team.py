@@ -1,8 +1,10 @@
 """The warehouse on a team's lake (issue #29): a PostgreSQL catalog and S3 data, both on loopback
-(tests/lake/services.py), with the demo's own log. One setting moves it; then ingest, build,
-publish, sql, status and rescore work against it, and:
+(tests/lake/services.py). Two machines collect one DRACO run split in shards (1/2 and 2/2) and
+an extraction run, and load into the lake at the same moment. One setting moves the warehouse;
+then ingest, build, publish, sql, status and rescore work against it, and:
 
-* every mart equals the demo's local build of the same events, row for row (tests/lake/marts.py);
+* nothing is lost or doubled, and the split run is finished once both shards are;
+* every mart equals a local build of the same events, row for row (tests/lake/marts.py);
 * a reader in another process reads the leaderboard while a build rewrites it: no error, and
   never a missing or half-written table;
 * a rule the lake cannot enforce as a CHECK still fails the build that breaks it;
@@ -14,19 +16,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pytest
 
 from tests.bench_cli import BENCH, bench_env, run_bench
-from tests.demo_home import demo_home
 from tests.lake import services
 from tests.lake.marts import mart_differences
 from tests.log_files import item_events
@@ -70,34 +71,86 @@ def lake_env(servers, database: str) -> dict[str, str]:
     }
 
 
+class Team(NamedTuple):
+    single: Path  # a single-machine build of the events the lake holds
+    root: Path  # the data root of the machine that builds
+    env: dict[str, str]  # the lake's setting
+    machines: list[Path]  # every collecting machine's data root
+
+
+# One DRACO run split across two machines, and a second family on one of them.
+DRACO_RUN = (
+    *("run", "draco", "--tasks", "demo", "--systems", "local-rag,closed-book-research"),
+    *("--judge", "offline", "--samples", "1", "--no-preflight", "--no-score"),
+)
+EXTRACTION_RUN = (
+    *("run", "extraction", "--corpus", "demo", "--limit", "5", "--no-score"),
+    *("--engines", "trafilatura,readability-lxml,html-text"),
+)
+
+
 @pytest.fixture(scope="module")
-def team(tmp_path_factory: pytest.TempPathFactory, servers) -> tuple[Path, Path, dict]:
-    demo = demo_home(tmp_path_factory)
+def team(tmp_path_factory: pytest.TempPathFactory, servers) -> Team:
+    """Two machines collect (shards 1/2 and 2/2 of one run, plus a second family), load into
+    one lake at the same moment, and the first builds it."""
     env = lake_env(servers, "team")
-    root = tmp_path_factory.mktemp("team-root")
-    shutil.copytree(demo / "log", root / "log")
-    shutil.copy(demo / "heads.jsonl", root / "heads.jsonl")
-    run_bench(root, "ingest", env=env)
+    machines = [tmp_path_factory.mktemp(name) for name in ("machine-a", "machine-b")]
+    for k, home in enumerate(machines, start=1):
+        run_bench(home, *DRACO_RUN, "--shard", f"{k}/2")
+    run_bench(machines[1], *EXTRACTION_RUN)
+    loads = [
+        subprocess.Popen(
+            [BENCH, "ingest"],
+            env=bench_env(home, env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for home in machines
+    ]
+    outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
+    assert [code for code, _ in outcomes] == [0, 0], [err[-2500:] for code, err in outcomes if code]
+    root = machines[0]
     run_bench(root, "build", env=env)
     _, store = servers
     assert any(key.endswith(".parquet") for key in store.keys("bench-lake", "team/raw/"))
-    return demo, root, env
+    single = tmp_path_factory.mktemp("single-machine")
+    _local_build_of_the_lakes_events(single, env)
+    return Team(single, root, env, machines)
+
+
+def _local_build_of_the_lakes_events(home: Path, env: dict[str, str]) -> None:
+    """The same events, built by the local default: the lake's raw tables copied into a new
+    local warehouse, then dbt over it with no lake set."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with open_warehouse(Path("unused"), read_only=True) as con:
+            con.execute(f"attach '{home / 'warehouse.duckdb'}' as loc")
+            con.execute("create schema loc.raw")
+            for (table,) in con.execute(
+                "select table_name from information_schema.tables "
+                "where table_catalog = 'warehouse' and table_schema = 'raw'"
+            ).fetchall():
+                con.execute(f"create table loc.raw.{table} as from warehouse.raw.{table}")
+            con.execute("detach loc")
+    run_dbt(BenchPaths(home), ["build"])
 
 
 @pytest.fixture
 def on_the_lake(team, monkeypatch) -> dict[str, str]:
     """This process's environment pointed at the lake (for in-process reads and dbt calls)."""
-    _, _, env = team
+    env = team.env
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
 
 
 def test_every_mart_equals_the_local_build_of_the_same_events(team, on_the_lake) -> None:
-    demo, _, _ = team
+    single = team.single
     assert lake_target() is not None and lake_target().in_s3
     with open_warehouse(Path("unused"), read_only=True) as con:
-        con.execute(f"attach '{demo / 'warehouse.duckdb'}' as loc (read_only)")
+        con.execute(f"attach '{single / 'warehouse.duckdb'}' as loc (read_only)")
         events = "select event_id, event_type, payload from {}.raw.events order by event_id"
         assert (
             con.execute(events.format("warehouse")).fetchall()
@@ -112,23 +165,29 @@ def test_every_mart_equals_the_local_build_of_the_same_events(team, on_the_lake)
 
 
 def test_publish_serves_the_lake_and_rescore_rebuilds_on_it(team) -> None:
-    demo, root, env = team
+    single, root, env = team.single, team.root, team.env
     # publish copies the lake's marts into the data root's snapshot, which the app, `bench sql`
     # and `bench export` read as they read a local build's; it records the lake's snapshot
     run_bench(root, "publish", env=env)
     board = "select lane, round(score_mean, 9) from marts.draco_leaderboard order by all"
     served = run_bench(root, "sql", board, "--format", "csv", env=env).stdout
-    assert served == run_bench(demo, "sql", board, "--format", "csv").stdout
-    assert served.count("\n") > 2
+    with duckdb.connect(str(single / "warehouse.duckdb"), read_only=True) as con:
+        built_here = con.execute(board).fetchall()
+    assert served.splitlines()[1:] == [f"{lane},{score}" for lane, score in built_here]
+    assert len(built_here) == 2
     with duckdb.connect(str(root / "serve.duckdb"), read_only=True) as con:
         (metadata,) = con.execute("select metadata from main._publish").fetchone()
     lake = json.loads(metadata)["lake"]
     assert lake["snapshot_id"] > 0
     assert lake["catalog"] == env["BENCH_WAREHOUSE"].replace(f":{CATALOG_PASSWORD}@", "@")
-    with duckdb.connect(str(demo / "warehouse.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(single / "warehouse.duckdb"), read_only=True) as con:
         (events,) = con.execute("select count(*) from raw.events").fetchone()
+        (run_id,) = con.execute(
+            "select run_id from marts.dim_runs where benchmark = 'rubric'"
+        ).fetchone()
     status = run_bench(root, "status", env={**env, "COLUMNS": "400"}).stdout  # a row a line
     assert f"{events} events loaded, 0 quarantined (on the lake {lake['catalog']})" in status
+    assert f"run {run_id}: 2 of 2 shards finished (finished)" in status
     # rescore rebuilds what the weights feed, on the lake, and republishes
     run_bench(root, "rescore", "--weights", "completeness=1", env=env)
     composites = _leaderboard(env, "composite")
@@ -141,7 +200,7 @@ def test_publish_serves_the_lake_and_rescore_rebuilds_on_it(team) -> None:
 
 
 def test_a_reader_machine_pulls_the_published_snapshot_not_later_changes(team, tmp_path) -> None:
-    _, root, env = team
+    root, env = team.root, team.env
     run_bench(root, "publish", env=env)
     board = "select run_id, system, composite from marts.extraction_leaderboard order by all"
     published = run_bench(root, "sql", board, "--format", "csv", env=env).stdout
@@ -210,7 +269,7 @@ _POLL = textwrap.dedent(
 
 
 def test_a_reader_and_a_loader_in_other_processes_while_a_build_runs(team, tmp_path) -> None:
-    _, root, env = team
+    root, env = team.root, team.env
     expected = len(_leaderboard(env, "composite"))
     events_before = _count(env, "select count(*) from raw.events")
     other_machine = tmp_path / "machine-c"
@@ -255,7 +314,7 @@ def _count(env: dict[str, str], sql: str) -> int:
 
 
 def test_a_check_the_lake_cannot_enforce_still_fails_the_build(team, on_the_lake) -> None:
-    _, root, _ = team
+    root = team.root
     # An item score out of [0, 1] upstream: locally the mart's CHECK refuses it when DuckDB
     # writes the table; DuckLake has no CHECK, so the mart's post-hook must refuse it instead.
     with open_warehouse(Path("unused")) as con:
@@ -273,7 +332,7 @@ def test_a_check_the_lake_cannot_enforce_still_fails_the_build(team, on_the_lake
 
 
 def test_a_second_builder_is_refused_naming_the_first(team, on_the_lake) -> None:
-    _, root, env = team
+    root, env = team.root, team.env
     holder = "bench pid 4242 on machine-b"
     weights = ("--weights", "completeness=0.6,success=0.4")  # a rescore: dbt always runs
     with builder_lock(lake_target(), holder):
@@ -286,7 +345,7 @@ def test_a_second_builder_is_refused_naming_the_first(team, on_the_lake) -> None
 
 
 def test_no_credential_reaches_a_file_of_the_data_root(team) -> None:
-    _, root, _ = team
+    root = team.root
     found = [
         str(path.relative_to(root))
         for path in root.rglob("*")
@@ -303,37 +362,39 @@ def _log_of(home: Path, machine: str, events: int) -> None:
         writer.append(item_events(f"run-{machine}", 0, events, tool="lake-loaders"))
 
 
-def test_two_machines_load_into_one_lake_at_once_nothing_lost_nothing_doubled(
-    servers, tmp_path
+def test_a_run_split_across_two_machines_is_loaded_once_and_finished_by_both_shards(
+    team, on_the_lake
 ) -> None:
-    env = lake_env(servers, "loaders")
-    homes = [tmp_path / machine for machine in ("machine-a", "machine-b")]
-    for home in homes:
-        _log_of(home, home.name, 4000)
-    loads = [
-        subprocess.Popen(
-            [BENCH, "ingest"],
-            env=bench_env(home, env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for home in homes
-    ]
-    outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
-    assert [code for code, _ in outcomes] == [0, 0], [err[-2500:] for code, err in outcomes if code]
-    # ... and again, one after the other: nothing new, nothing doubled
-    for home in homes:
-        run_bench(home, "ingest", env=env)
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in env.items():
-            patch.setenv(name, value)
-        with open_warehouse(Path("unused"), read_only=True) as con:
-            per_machine = con.execute(
-                "select run_id, count(*), count(distinct event_id) from raw.events "
-                "group by run_id order by run_id"
+    logs = [[event for _, event in EventLog(home / "log").read()] for home in team.machines]
+    machine_ids = [{event["event_id"] for event in log} for log in logs]
+    runs_collected = sorted({event["run_id"] for log in logs for event in log})
+    # the shards' slices are disjoint: only the run's own statements are in both logs (the run
+    # and its judge), one copy of each kept
+    both = machine_ids[0] & machine_ids[1]
+    assert 0 < len(both) <= 2
+    for home in team.machines:  # loading again, one after the other: nothing new
+        run_bench(home, "ingest", env=team.env)
+    with open_warehouse(Path("unused"), read_only=True) as con:
+        loaded = [  # the tests above loaded other machines' runs as well
+            id_
+            for (id_,) in con.execute(
+                "select event_id from raw.events where list_contains(?, run_id)", [runs_collected]
             ).fetchall()
-    assert per_machine == [("run-machine-a", 4000, 4000), ("run-machine-b", 4000, 4000)]
+        ]
+        runs = con.execute(
+            "select benchmark, status, n_shards, n_shards_finished, n_items_registered, "
+            "n_completed from marts.dim_runs where list_contains(?, run_id) order by benchmark",
+            [runs_collected],
+        ).fetchall()
+        shard_units = con.execute(
+            "select shard, completed from staging.stg_events__run_finished "
+            "where shard is not null order by shard"
+        ).fetchall()
+    assert len(loaded) == len(set(loaded))  # nothing doubled
+    assert set(loaded) == machine_ids[0] | machine_ids[1]  # nothing lost
+    # six demo tasks x two systems: three tasks each, and the run finished with its last shard
+    assert shard_units == [(1, 6), (2, 6)]
+    assert runs == [("extraction", "finished", None, 0, 5, 15), ("rubric", "finished", 2, 2, 6, 12)]
 
 
 def test_each_publish_expires_the_snapshots_before_the_publish_it_follows(

@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import yaml
 
+from collectors.runs.shard import Shard
 from tests.cli.test_report import csvs_against_marts
 from tests.sequences.runner import Outcome, run_bench
 from warehouse.log import EventLog
@@ -214,7 +215,11 @@ def terminal_units(log: LogView) -> list[str]:
         if n > 1
     ]
     done = {(run, item, system) for run, item, system, _attempt in ends}
-    finished = {e["run_id"] for e in log.of_type("run_finished")}
+    # a whole run's finish covers every item; a shard's (`--shard K/N`) covers its slice
+    finished: dict[str, set[Shard | None]] = defaultdict(set)
+    for end in log.of_type("run_finished"):
+        shard, shards = end["payload"].get("shard"), end["payload"].get("shards")
+        finished[end["run_id"]].add(None if shard is None else Shard(shard, shards))
     registered: dict[str, list[str]] = defaultdict(list)
     for event in log.events:
         if event["event_type"] in (
@@ -234,14 +239,17 @@ def terminal_units(log: LogView) -> list[str]:
             spec.get("item_ids") or (spec.get("selection") or {}).get("item_ids") or registered[run]
         )
         systems = [s["name"] for s in payload["systems"]]
-        missing = [(i, s) for i in items for s in systems if (run, i, s) not in done]
-        if missing:
-            item, system = missing[0]
-            problems.append(
-                f"run {run[:8]} ({payload['benchmark']}, {payload['source']}) is finished but "
-                f"{len(missing)} of {len(items) * len(systems)} units have no terminal event, "
-                f"e.g. item {item[:12]} {system}"
-            )
+        for shard in finished[run]:
+            slice_ = items if shard is None else shard.take(items, key=str)
+            missing = [(i, s) for i in slice_ for s in systems if (run, i, s) not in done]
+            if missing:
+                item, system = missing[0]
+                problems.append(
+                    f"run {run[:8]} ({payload['benchmark']}, {payload['source']}) is finished "
+                    f"{'' if shard is None else f'as shard {shard} '}but {len(missing)} of "
+                    f"{len(slice_) * len(systems)} units have no terminal event, "
+                    f"e.g. item {item[:12]} {system}"
+                )
     return problems
 
 

@@ -421,7 +421,8 @@ class World:
                 invariants.export_problems(self.home / "serve.duckdb", mart, out, fmt),
             )
         if command.argv[:2] == ["run", "draco"] and outcome.ok:
-            options = [a for a in command.argv[2:] if a != "--no-score"]
+            # a shard names the same run as the whole: the plan has no --shard
+            options = _without_shard([a for a in command.argv[2:] if a != "--no-score"])
             plan = run_bench(self.home, ["plan", "draco", *options, "--json"], self.files_dir)
             self._violate(
                 step,
@@ -538,7 +539,8 @@ class World:
     def _draw_run_extraction(self, ch: Chooser) -> Command:
         engines = ch.subset(ENGINES, 1, 3)
         argv = ["run", "extraction", "--corpus", "demo", "--engines", ",".join(engines)]
-        return self._score(ch, [*argv, "--limit", str(ch.integer(1, 4))], "run_extraction")
+        argv += ["--limit", str(ch.integer(1, 4)), *self._maybe_shard(ch)]
+        return self._score(ch, argv, "run_extraction")
 
     def _draw_run_qa(self, ch: Chooser) -> Command:
         lanes = ",".join(sorted(ch.subset(QA_LANES, 1, 2)))
@@ -556,7 +558,15 @@ class World:
             argv += ["--tasks", "draco", "--limit", "1"]
         else:
             argv += ["--tasks", "demo", "--limit", str(ch.integer(1, 3))]
-        return self._score(ch, argv, "run_draco")
+        return self._score(ch, [*argv, *self._maybe_shard(ch)], "run_draco")
+
+    @staticmethod
+    def _maybe_shard(ch: Chooser) -> list[str]:
+        """Now and then one shard of the run, as one of several machines would run it."""
+        if not ch.chance(0.25):
+            return []
+        count = ch.integer(2, 3)
+        return ["--shard", f"{ch.integer(1, count)}/{count}"]
 
     def _repeat_import(self, ch: Chooser, kind: str) -> Command | None:
         earlier = [c for c in self.imports if c.argv[1] == kind]
@@ -888,3 +898,10 @@ def drive(
         earlier = [v for v in found if v.step not in {s.index for s in settled}]
         if earlier:  # the final comparison, after a step already reported
             on_step(None, earlier)
+
+
+def _without_shard(options: list[str]) -> list[str]:
+    if "--shard" not in options:
+        return options
+    at = options.index("--shard")
+    return options[:at] + options[at + 2 :]

@@ -35,6 +35,7 @@ from collectors.extraction.live.fetcher import FetchSettings, fetch_page, new_fe
 from collectors.http import LaneAborted
 from collectors.runs.kernel import ProgressCallback, RunContext, RunStages, fold_log, run_kernel
 from collectors.runs.messages import truncate_message
+from collectors.runs.shard import Shard, sharded
 from collectors.runs.summary import RunSummary
 from warehouse.canonical import canonical_sha256
 from warehouse.events import (
@@ -67,6 +68,10 @@ class LivePlan:
     spec: dict[str, Any]
     spec_sha256: str
     run_id: str
+    shard: Shard | None = None  # one slice of the run (collectors/runs/shard.py)
+
+    def for_shard(self, shard: Shard | None) -> LivePlan:
+        return sharded(self, shard, "items", key=lambda item: item.item_id)
 
     @property
     def engine_names(self) -> list[str]:
@@ -167,6 +172,7 @@ class _UrlWork:
 class _LiveStages(RunStages[_UrlWork]):
     def __init__(self, plan: LivePlan, vendors: VendorClient, argv: Sequence[str]):
         self.plan, self.vendor_client, self.argv = plan, vendors, list(argv)
+        self.shard = plan.shard
         self.aborted: dict[str, str] = {}
         self.extracted = self.failed = self.skipped = 0
         self.work: list[_UrlWork] = []

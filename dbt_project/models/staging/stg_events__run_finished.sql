@@ -17,6 +17,9 @@ renamed as (
         cast(payload ->> 'completed' as bigint) as completed,
         cast(payload ->> 'failed' as bigint) as failed,
         cast(payload ->> 'duration_s' as double) as duration_s,
+        -- one shard of a run split across machines (`bench run … --shard K/N`); null: a whole run
+        cast(payload ->> 'shard' as integer) as shard,
+        cast(payload ->> 'shards' as integer) as shards,
         content_sha256
     from source
 

@@ -128,11 +128,14 @@ run_ids as (
 
 ),
 
+-- a run split across machines (`bench run … --shard K/N`) is finished once every shard is
 finished as (
 
     select
         run_id,
-        max(finished_at) as finished_at
+        max(finished_at) as finished_at,
+        max(shards) as n_shards,
+        count(distinct shard) as n_shards_finished
     from run_finished
     group by run_id
 
@@ -206,10 +209,14 @@ final as (
         finished.finished_at,
         -- a resumed run that did work after its last run_finished is running again
         case
-            when finished.finished_at >= coalesce(run_ids.last_work_at, finished.finished_at)
+            when
+                finished.finished_at >= coalesce(run_ids.last_work_at, finished.finished_at)
+                and coalesce(finished.n_shards_finished >= finished.n_shards, true)
                 then 'finished'
             else 'in_progress'
         end as status,
+        finished.n_shards,
+        finished.n_shards_finished,
         run_started.package_version,
         run_started.git_sha,
         run_started.config_sha256,
