@@ -20,7 +20,7 @@ MAIN_EPILOG = (
 
 EXAMPLES: dict[str, list[str]] = {
     "demo": ["bench demo --no-serve", "bench demo --port 8502"],
-    "init": ["bench init my-benchmark"],
+    "init": ["bench init my-benchmark", "bench init --lake"],
     "sql": [
         'bench sql "select * from marts.extraction_leaderboard"',
         'bench sql "select count(*) from marts.fct_draco_verdict_samples" --format csv',

@@ -139,10 +139,40 @@ def register(app: typer.Typer) -> None:
             Path, typer.Argument(help="Where to write the templates (created if missing).")
         ] = Path("."),
         force: Annotated[bool, typer.Option(help="Overwrite existing template files.")] = False,
+        lake: Annotated[
+            bool,
+            typer.Option(
+                help="Instead: create the lake BENCH_WAREHOUSE names, once, before any machine "
+                "loads into it (docs/team.md)."
+            ),
+        ] = False,
     ) -> None:
         """Write templates: a commented question CSV and rubric-task JSONL, and a URL list CSV."""
         console = Console()
+        if lake:
+            _init_lake(console)
+            return
         for path in write_templates(directory, force=force):
             console.print(f"wrote {path}")
         console.print(URLS_HELP)
         console.print(next_commands(directory), soft_wrap=True, highlight=False)
+
+
+def _init_lake(console: Console) -> None:
+    from warehouse.lake import LakeError, create_lake, lake_target
+
+    target = lake_target()
+    if target is None:
+        raise LakeError(
+            "bench init --lake: BENCH_WAREHOUSE names no lake; set it first, e.g. "
+            "BENCH_WAREHOUSE=ducklake:postgres:postgresql://bench@db.internal/bench and "
+            "BENCH_LAKE_DATA=s3://bucket/bench (docs/team.md)"
+        )
+    ready = create_lake(target)
+    said = "created" if ready.created else f"already there ({ready.tables} tables)"
+    console.print(
+        f"lake {target.public_name}, data {target.data_path}: {said}, "
+        f"snapshot {ready.snapshot_id}; next: bench ingest on each machine",
+        soft_wrap=True,
+        highlight=False,
+    )

@@ -223,6 +223,7 @@ def _run_demo_config(paths: BenchPaths, series: str | None):
         series,
         False,
         False,
+        None,
     )
     return dataset
 

@@ -72,6 +72,7 @@ def _streamlit_scans_installed_packages_once():
 # order is from `scripts/test --durations=120` on an idle 2-core machine (seconds per file,
 # setup included); files not listed follow in collection order.
 _SLOWEST_FILES = (
+    "tests/lake/test_lake_team.py",
     "tests/sequences/test_sequences.py",
     "tests/integration/test_pip_install.py",
     "tests/integration/test_incremental_builds.py",
@@ -86,9 +87,8 @@ _SLOWEST_FILES = (
     "tests/integration/test_draco_end_to_end.py",
     "tests/reliability/test_input_guards.py",
     "tests/dbt/test_marts_e2e.py",
-    # after the demo browser sweep, whose demo data root it loads (tests/demo_home.py): started
-    # first, it would wait for that build
-    "tests/lake/test_lake_team.py",
+    # after the pip-install test and the demo browser sweep, either of which makes the demo data
+    # root it loads (tests/demo_home.py): started first, it would wait for that build
     "tests/lake/test_lake_local.py",
     "tests/live_extraction/test_live_marts.py",
     "tests/ingest/test_killed_ingest.py",

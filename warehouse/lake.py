@@ -236,6 +236,42 @@ def open_warehouse(
     return connect(target, read_only=read_only, snapshot=snapshot)
 
 
+# The schemas every loader writes: made by `bench init --lake`, so that loaders starting at once
+# on a new lake never race to create them (each would otherwise create the catalog and `raw`).
+LOADED_SCHEMAS = ("raw",)
+
+
+@dataclass(frozen=True)
+class LakeReady:
+    created: bool  # False: the lake was there already
+    snapshot_id: int  # its latest snapshot
+    tables: int  # tables it holds
+
+
+def create_lake(target: LakeTarget) -> LakeReady:
+    """Create the lake once, explicitly (`bench init --lake`): its catalog, its data location and
+    the schemas loaders write into. Running it again changes nothing and says what is there."""
+    with connect(target) as con:
+        (tables,) = con.execute(
+            "select count(*) from information_schema.tables where table_catalog = ?",
+            [LAKE_ALIAS],
+        ).fetchone()
+        schemas = {
+            name
+            for (name,) in con.execute(
+                "select schema_name from information_schema.schemata where catalog_name = ?",
+                [LAKE_ALIAS],
+            ).fetchall()
+        }
+        missing = [schema for schema in LOADED_SCHEMAS if schema not in schemas]
+        for schema in missing:
+            con.execute(f"create schema if not exists {schema}")
+        (snapshot_id,) = con.execute(
+            f"select max(snapshot_id) from {LAKE_ALIAS}.snapshots()"
+        ).fetchone()
+    return LakeReady(created=bool(missing) and tables == 0, snapshot_id=snapshot_id, tables=tables)
+
+
 def warehouse_exists(warehouse_db: Path) -> bool:
     """Whether there is a warehouse to read: the file, or (on a lake) always, since attaching
     a lake creates it empty."""

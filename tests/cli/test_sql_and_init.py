@@ -209,3 +209,12 @@ def test_sql_prompt_has_help_quit_and_tables(snapshot: Path) -> None:
     assert "unknown command .frobnicate; .help lists them" in out
     assert "a\n1\n\nb\n2\n" in out  # both statements of one line
     assert "c\n3" not in out  # .quit left before the next line ran
+
+
+def test_init_lake_without_a_lake_set_names_the_setting_and_writes_nothing(tmp_path: Path) -> None:
+    unset = {"BENCH_WAREHOUSE": "", "BENCH_LAKE_DATA": ""}
+    refused = _bench("init", "--lake", str(tmp_path / "t"), env=unset, home=tmp_path / "home")
+    assert refused.returncode == 2, refused.output
+    said = " ".join(refused.output.split())
+    assert "BENCH_WAREHOUSE names no lake; set it first" in said and "docs/team.md" in said
+    assert not (tmp_path / "t").exists()

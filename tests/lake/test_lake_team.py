@@ -98,6 +98,8 @@ def team(tmp_path_factory: pytest.TempPathFactory, servers) -> Team:
     for k, home in enumerate(machines, start=1):
         run_bench(home, *DRACO_RUN, "--shard", f"{k}/2")
     run_bench(machines[1], *EXTRACTION_RUN)
+    created = run_bench(machines[0], "init", "--lake", env=env)  # once, before any load
+    assert ": created, snapshot" in created.output, created.output
     loads = [
         subprocess.Popen(
             [BENCH, "ingest"],
@@ -374,6 +376,8 @@ def test_a_run_split_across_two_machines_is_loaded_once_and_finished_by_both_sha
     assert 0 < len(both) <= 2
     for home in team.machines:  # loading again, one after the other: nothing new
         run_bench(home, "ingest", env=team.env)
+    again = run_bench(team.machines[1], "init", "--lake", env=team.env)
+    assert re.search(r": already there \(\d+ tables\), snapshot \d+", again.output), again.output
     with open_warehouse(Path("unused"), read_only=True) as con:
         loaded = [  # the tests above loaded other machines' runs as well
             id_
