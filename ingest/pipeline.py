@@ -34,6 +34,7 @@ from warehouse.lake import (
     LAKE_ALIAS,
     LakeError,
     LakeTarget,
+    create_lake,
     ensure_extensions,
     lake_target,
     open_warehouse,
@@ -586,7 +587,7 @@ def make_pipeline(warehouse_db: Path, pipelines_dir: Path, budget: IngestBudget 
     lake = lake_target()
     pipeline_name = PIPELINE_NAME
     if lake is not None:
-        destination = _lake_destination(lake, loader := loader_id(pipelines_dir))
+        destination = _lake_destination(lake, loader := loader_id(pipelines_dir), budget)
         # Several data roots (machines) load into one lake: each its own dlt pipeline, whose
         # state (the log positions it has read) the lake keeps per pipeline name, so a loader
         # never resumes from another's positions.
@@ -612,9 +613,10 @@ def loader_id(pipelines_dir: Path) -> str:
     return sha256_hex(where.encode())[:10]
 
 
-def _lake_destination(lake: LakeTarget, loader: str):
+def _lake_destination(lake: LakeTarget, loader: str, budget: IngestBudget):
     """dlt's own DuckLake destination, attaching the lake under the name every reader uses
-    (warehouse.lake.LAKE_ALIAS), its extensions installed from the wheels, never downloaded.
+    (warehouse.lake.LAKE_ALIAS), its extensions installed from the wheels, never downloaded,
+    its DuckDB bounded by the ingest's memory budget as the local warehouse's is.
 
     Each loader stages its rows in a dataset of its own: two loads sharing dlt's one staging
     dataset can each truncate the other's staged rows and both report success with none of
@@ -636,9 +638,18 @@ def _lake_destination(lake: LakeTarget, loader: str):
     credentials = DuckLakeCredentials(
         ducklake_name=LAKE_ALIAS, catalog=catalog, storage=_lake_storage(lake)
     )
+    # the settings DuckDbBaseCredentials applies to every connection dlt opens (its __init__
+    # here does not take them)
+    credentials.global_config = {"memory_limit": budget.duckdb_memory_limit}
+    credentials.local_config = _DUCKDB_LOCAL_CONFIG
     return dlt.destinations.ducklake(
-        credentials, staging_dataset_name_layout=f"%s_staging_{loader}"
+        credentials, staging_dataset_name_layout=staging_dataset(loader, dataset="%s")
     )
+
+
+def staging_dataset(loader: str, dataset: str = DATASET_NAME) -> str:
+    """Where one loader stages its rows on a lake (dlt's staging dataset, one per loader)."""
+    return f"{dataset}_staging_{loader}"
 
 
 def _lake_storage(lake: LakeTarget):
@@ -683,9 +694,10 @@ def ingest_log(
         if lake_target() is None:
             create_database(Path(warehouse_db))  # in the compact storage format dbt's files get
         else:
-            # A new lake's catalog is created by its first ATTACH: here, where a race with
-            # another machine doing the same is retried (warehouse.lake.connect), not in dlt's.
-            open_warehouse(Path(warehouse_db)).close()
+            # A lake nobody created with `bench init --lake` is created by its first load: here,
+            # where a race with another machine doing the same is retried
+            # (warehouse.lake.connect), not in dlt's.
+            create_lake(lake_target(), [DATASET_NAME, staging_dataset(loader_id(pipelines_dir))])
         pipeline = make_pipeline(warehouse_db, pipelines_dir, budget)
         # Whatever a killed ingest left pending is discarded and its lines read again
         # (ingest/recovery.py). A load killed after dlt's staging copy committed but before the

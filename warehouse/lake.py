@@ -24,7 +24,7 @@ import os
 import re
 import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -239,6 +239,11 @@ def open_warehouse(
 # The schemas every loader writes: made by `bench init --lake`, so that loaders starting at once
 # on a new lake never race to create them (each would otherwise create the catalog and `raw`).
 LOADED_SCHEMAS = ("raw",)
+# A Parquet row group is written from memory DuckDB cannot spill: bounded by bytes, not only by
+# its 122,880 rows (of events up to the 32 MB cap), a load fits the ingest's memory limit. An
+# option of the loaded schemas, kept in the catalog (DuckLake's `set_option`); DuckDB bounds row
+# groups by bytes only without insertion order, which loads do without and dbt's builds keep.
+LOADED_SCHEMA_OPTIONS = {"parquet_row_group_size_bytes": "32MB"}
 
 
 @dataclass(frozen=True)
@@ -248,9 +253,23 @@ class LakeReady:
     tables: int  # tables it holds
 
 
-def create_lake(target: LakeTarget) -> LakeReady:
+def create_lake(target: LakeTarget, schemas: Sequence[str] = LOADED_SCHEMAS) -> LakeReady:
     """Create the lake once, explicitly (`bench init --lake`): its catalog, its data location and
-    the schemas loaders write into. Running it again changes nothing and says what is there."""
+    the `schemas` loaders write into (a loader adds its own staging schema). Running it again
+    changes nothing and says what is there. Two machines doing it at once: the one whose commit
+    conflicts tries again."""
+    for attempt in range(1, INIT_ATTEMPTS + 1):
+        try:
+            return _create_lake(target, schemas)
+        except duckdb.Error as exc:
+            if attempt < INIT_ATTEMPTS and "Transaction conflict" in str(exc):
+                time.sleep(0.2 * attempt)
+                continue
+            raise LakeError(f"cannot create the lake {target.public_name}: {exc}") from exc
+    raise AssertionError("unreachable")
+
+
+def _create_lake(target: LakeTarget, loaded: Sequence[str]) -> LakeReady:
     with connect(target) as con:
         (tables,) = con.execute(
             "select count(*) from information_schema.tables where table_catalog = ?",
@@ -263,9 +282,21 @@ def create_lake(target: LakeTarget) -> LakeReady:
                 [LAKE_ALIAS],
             ).fetchall()
         }
-        missing = [schema for schema in LOADED_SCHEMAS if schema not in schemas]
+        missing = [schema for schema in loaded if schema not in schemas]
         for schema in missing:
             con.execute(f"create schema if not exists {schema}")
+        options = set(
+            con.execute(
+                f"select option_name, scope_entry from {LAKE_ALIAS}.options() "
+                "where scope = 'SCHEMA'"
+            ).fetchall()
+        )
+        for schema in loaded:
+            for name, value in LOADED_SCHEMA_OPTIONS.items():
+                if (name, schema) not in options:  # set once; a team's own value stays
+                    con.execute(
+                        f"call {LAKE_ALIAS}.set_option(?, ?, schema => ?)", [name, value, schema]
+                    )
         (snapshot_id,) = con.execute(
             f"select max(snapshot_id) from {LAKE_ALIAS}.snapshots()"
         ).fetchone()

@@ -401,6 +401,29 @@ def test_a_run_split_across_two_machines_is_loaded_once_and_finished_by_both_sha
     assert runs == [("extraction", "finished", None, 0, 5, 15), ("rubric", "finished", 2, 2, 6, 12)]
 
 
+def test_two_machines_loading_first_into_a_lake_nobody_created_lose_nothing(
+    servers, tmp_path
+) -> None:
+    env = lake_env(servers, "loaders")  # no `bench init --lake`: both loads create it
+    homes = [tmp_path / machine for machine in ("machine-a", "machine-b")]
+    for home in homes:
+        _log_of(home, home.name, 1000)
+    loads = [
+        subprocess.Popen(
+            [BENCH, "ingest"],
+            env=bench_env(home, env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for home in homes
+    ]
+    outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
+    assert [code for code, _ in outcomes] == [0, 0], [err[-2500:] for code, err in outcomes if code]
+    assert _count(env, "select count(*) from raw.events") == 2000
+    assert _count(env, "select count(distinct event_id) from raw.events") == 2000
+
+
 def test_each_publish_expires_the_snapshots_before_the_publish_it_follows(
     team, on_the_lake
 ) -> None:
