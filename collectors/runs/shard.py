@@ -12,7 +12,7 @@ RunFinished of all N shards (dim_runs.n_shards_finished).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -38,7 +38,7 @@ class Shard:
             raise ValueError(f"--shard {text!r}: expected K/N, e.g. 1/2 and 2/2")
         return cls(int(form.group(1)), int(form.group(2)))
 
-    def take(self, items: Iterable[T], key: Callable[[T], str]) -> tuple[T, ...]:
+    def take(self, items: Sequence[T], key: Callable[[T], str]) -> tuple[T, ...]:
         """This shard's items, in their original order."""
         ranked = sorted(items, key=key)
         mine = {

@@ -100,6 +100,18 @@ def team(tmp_path_factory: pytest.TempPathFactory, servers) -> Team:
     run_bench(machines[1], *EXTRACTION_RUN)
     created = run_bench(machines[0], "init", "--lake", env=env)  # once, before any load
     assert ": created, snapshot" in created.output, created.output
+    _ingest_at_once(machines, env)
+    root = machines[0]
+    run_bench(root, "build", env=env)
+    _, store = servers
+    assert any(key.endswith(".parquet") for key in store.keys("bench-lake", "team/raw/"))
+    single = tmp_path_factory.mktemp("single-machine")
+    _local_build_of_the_lakes_events(single, env)
+    return Team(single, root, env, machines)
+
+
+def _ingest_at_once(homes: list[Path], env: dict[str, str]) -> None:
+    """`bench ingest` on every machine at the same moment, each in a process of its own."""
     loads = [
         subprocess.Popen(
             [BENCH, "ingest"],
@@ -108,17 +120,12 @@ def team(tmp_path_factory: pytest.TempPathFactory, servers) -> Team:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for home in machines
+        for home in homes
     ]
     outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
-    assert [code for code, _ in outcomes] == [0, 0], [err[-2500:] for code, err in outcomes if code]
-    root = machines[0]
-    run_bench(root, "build", env=env)
-    _, store = servers
-    assert any(key.endswith(".parquet") for key in store.keys("bench-lake", "team/raw/"))
-    single = tmp_path_factory.mktemp("single-machine")
-    _local_build_of_the_lakes_events(single, env)
-    return Team(single, root, env, machines)
+    assert [code for code, _ in outcomes] == [0] * len(homes), [
+        err[-2500:] for code, err in outcomes if code
+    ]
 
 
 def _local_build_of_the_lakes_events(home: Path, env: dict[str, str]) -> None:
@@ -414,18 +421,7 @@ def test_two_machines_loading_first_into_a_lake_nobody_created_lose_nothing(
     homes = [tmp_path / machine for machine in ("machine-a", "machine-b")]
     for home in homes:
         _log_of(home, home.name, 1000)
-    loads = [
-        subprocess.Popen(
-            [BENCH, "ingest"],
-            env=bench_env(home, env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for home in homes
-    ]
-    outcomes = [(load.wait(timeout=300), load.stderr.read()) for load in loads]
-    assert [code for code, _ in outcomes] == [0, 0], [err[-2500:] for code, err in outcomes if code]
+    _ingest_at_once(homes, env)
     assert _count(env, "select count(*) from raw.events") == 2000
     assert _count(env, "select count(distinct event_id) from raw.events") == 2000
 
