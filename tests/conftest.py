@@ -87,8 +87,8 @@ _SLOWEST_FILES = (
     "tests/integration/test_draco_end_to_end.py",
     "tests/reliability/test_input_guards.py",
     "tests/dbt/test_marts_e2e.py",
-    # after the pip-install test and the demo browser sweep, either of which makes the demo data
-    # root it loads (tests/demo_home.py): started first, it would wait for that build
+    # after the demo browser sweep, whose demo data root it loads (tests/demo_home.py): started
+    # first, it would wait for that build
     "tests/lake/test_lake_local.py",
     "tests/live_extraction/test_live_marts.py",
     "tests/ingest/test_killed_ingest.py",

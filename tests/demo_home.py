@@ -4,7 +4,6 @@ the lake tests load its log. Readers must not write into it; copy what you chang
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,3 @@ def _build(home: Path) -> Path:
 
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "demo-home", _build)
-
-
-def share_demo_home(tmp_path_factory: pytest.TempPathFactory, built: Path) -> None:
-    """Offer a demo data root another test made (the pip-installed tool's, which runs the same
-    demo) as the shared one; a no-op when the shared one is built already."""
-
-    def copy(home: Path) -> Path:
-        shutil.copytree(built, home, dirs_exist_ok=True, symlinks=True)
-        return home
-
-    built_once(tmp_path_factory, "demo-home", copy)

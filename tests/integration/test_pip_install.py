@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.demo_home import share_demo_home
-
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
@@ -50,9 +48,7 @@ def _run(args: list[str], *, cwd: Path, env: dict[str, str], timeout: int = 900)
     return proc
 
 
-def test_pip_install_then_demo_and_sql_from_another_directory(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_pip_install_then_demo_and_sql_from_another_directory(tmp_path: Path) -> None:
     checkout = _tracked_copy(tmp_path / "checkout")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
@@ -110,7 +106,3 @@ def test_pip_install_then_demo_and_sql_from_another_directory(
     assert header == "n"
     assert int(count) > 0
     assert not (elsewhere / ".bench").exists()
-    # The same data root `bench demo --no-serve --no-reference` makes (no shared benchmark on
-    # disk here): the browser sweep and the lake tests read it (tests/demo_home.py), instead of
-    # running the demo again, when this test gets there first.
-    share_demo_home(tmp_path_factory, tmp_path / "home")
