@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from refresh_ab import run  # noqa: E402
+from scale import environment  # noqa: E402
 
 
 def lake_env(work: Path) -> dict[str, str]:
@@ -65,19 +66,12 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
         (work / "home").mkdir(parents=True)
         shutil.copytree(args.home / "log", work / "home" / "log")
-        saved = {key: os.environ.get(key) for key in lake_env(work)}
-        os.environ.update(lake_env(work))
         try:
-            wall, rss, cpu = run(work / "home", tree, "ingest")
+            with environment(lake_env(work)):
+                wall, rss, cpu = run(work / "home", tree, "ingest")
         except SystemExit as exc:  # a load that fails is a figure too (scale.timed exits)
             wall = rss = cpu = float("nan")
             print(f"{name}: ingest failed: {str(exc)[-400:]}", flush=True)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
         rows[name] = (wall, rss, cpu, events_in(work))
         print(f"{name}: {wall:.1f} s, {rss:,.0f} MB, {rows[name][3]:,} events", flush=True)
 

@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -715,6 +715,22 @@ def generate_beside(home: Path) -> None:
 # --- measuring -------------------------------------------------------------------------------
 
 
+@contextmanager
+def environment(values: dict[str, str]):
+    """This process's environment with `values` set, restored after (the commands it times
+    inherit it)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def timed(home: Path, *args: str) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MB of the process and its descendants, their CPU seconds) of one
     command. CPU seconds move less than wall time when other work shares the cores."""
@@ -943,9 +959,7 @@ def measure_lake(local_home: Path, root: Path, servers, n_verdicts: int) -> dict
         "AWS_SECRET_ACCESS_KEY": "bench",
         "AWS_ENDPOINT_URL": store.endpoint,
     }
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with environment(env):
         figures: dict = {}
         figures["ingest"] = timed(home, str(BENCH), "ingest")
         figures["build"] = timed(home, str(BENCH), "build")
@@ -964,12 +978,6 @@ def measure_lake(local_home: Path, root: Path, servers, n_verdicts: int) -> dict
         objects = store.objects("bench-scale", f"{database}/")
         figures["lake_bytes"] = (sum(objects.values()), len(objects))
         figures["catalog_bytes"] = _catalog_bytes(catalog, database)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     return figures
 
 
