@@ -15,7 +15,7 @@ from rich.table import Table
 # Only what the command signatures need is imported here: `bench --version` and every `-h`
 # stay fast. pipeline, run_report, dlt, duckdb, dbt, collectors are imported in command bodies
 # (tests/cli/test_lazy_imports.py holds this).
-from bench import init_cli, sql_cli
+from bench import init_cli, log_cli, sql_cli
 from bench.corpora import ARTICLE_BENCHMARK, CORPUS_HELP, resolve_corpus
 from bench.export import FORMATS, ExportError
 from bench.help import MAIN_EPILOG, VersionOption, add_examples
@@ -171,6 +171,7 @@ def _register_qa() -> None:
 _register_qa()
 sql_cli.register(app, _paths)
 init_cli.register(app)
+log_cli.register(app, _paths)
 
 
 def _register_trust() -> None:
@@ -279,8 +280,21 @@ def ingest(
         console.print(
             f"[yellow]quarantined[/yellow] {sample['segment']}:{sample['line_no']}: {escape(sample['error'])}"
         )
+    for writer in result.writers:
+        verdict = "intact" if writer.report.intact else "[red]failed verification[/red]"
+        console.print(
+            f"bucket writer {writer.writer}: {writer.report.segments} segment(s), "
+            f"{writer.report.events} events, {verdict} (copied {writer.fetched} object(s), "
+            f"removed {writer.removed})"
+        )
     if result.verification is not None and not result.verification.intact:
         raise LogVerificationFailed(result.verification, "loaded only what verifies")
+    for writer in result.writers:
+        if not writer.report.intact:
+            raise LogVerificationFailed(
+                writer.report,
+                f"writer {writer.writer} in the log bucket: loaded only what verifies",
+            )
 
 
 @app.command()

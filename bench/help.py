@@ -98,6 +98,11 @@ EXAMPLES: dict[str, list[str]] = {
         "bench rescore --reset",
     ],
     "verify": ["bench verify", "bench verify --public-key ~/.bench-keys/signing.pub"],
+    "log": ["bench log push"],
+    "log push": [
+        "BENCH_LOG_BUCKET=s3://team-bucket/bench-log bench log push",
+        "bench log push --bucket /mnt/team/bench-log",
+    ],
     "keygen": ["bench keygen ~/.bench-keys/signing"],
     "status": ["bench status"],
     "export": ["bench export --list", "bench export extraction_leaderboard --format json"],

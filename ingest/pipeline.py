@@ -14,7 +14,7 @@ import os
 import re
 import socket
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +95,7 @@ class IngestResult:
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
     recovery: Recovery = field(default_factory=Recovery)  # what a killed ingest had left
     verification: Any = None  # the VerifyReport the caller checked the log with
+    writers: list[Any] = field(default_factory=list)  # other writers' logs from the log bucket
 
 
 # Lines are handed to DuckDB in record batches of at most this many rows, so its scan runs in
@@ -447,22 +448,29 @@ def _chunks(
 
 
 def _checked_chunks(
-    log: EventLog, state: dict[str, Any], skip: frozenset[str], chunk_bytes: int
+    logs: Sequence[EventLog], state: dict[str, Any], skip: frozenset[str], chunk_bytes: int
 ) -> Iterator[tuple[LineChunk, CheckedChunk]]:
-    """New chunks of every segment, in log order, with their check results. The next chunk is
-    checked in a worker thread (DuckDB and pyarrow release the GIL) while dlt writes the
-    current one, so the two overlap on a multi-core machine."""
+    """New chunks of every segment of every log, in log order, with their check results.
+    Segment names are unique across logs (a writer's name holds its start time, pid and a
+    random part), so one state holds every log's positions. The next chunk is checked in a
+    worker thread (DuckDB and pyarrow release the GIL) while dlt writes the current one, so
+    the two overlap on a multi-core machine."""
 
     def new_chunks() -> Iterator[LineChunk]:
-        seals = log.manifest()
-        for segment in log.segments():
-            if segment.name in skip:
-                continue  # failed verification: set aside whole, never loaded
-            position = state.get(segment.name, {"offset": 0, "line": 1})
-            sealed_size = seals.get(segment.name, {}).get("bytes")
-            if position["offset"] and sealed_size is not None and position["offset"] >= sealed_size:
-                continue  # loaded to its sealed end: not even opened (nor decompressed)
-            yield from _chunks(log, segment, position["offset"], position["line"], chunk_bytes)
+        for log in logs:
+            seals = log.manifest()
+            for segment in log.segments():
+                if segment.name in skip:
+                    continue  # failed verification: set aside whole, never loaded
+                position = state.get(segment.name, {"offset": 0, "line": 1})
+                sealed_size = seals.get(segment.name, {}).get("bytes")
+                if (
+                    position["offset"]
+                    and sealed_size is not None
+                    and position["offset"] >= sealed_size
+                ):
+                    continue  # loaded to its sealed end: not even opened (nor decompressed)
+                yield from _chunks(log, segment, position["offset"], position["line"], chunk_bytes)
 
     checker = _BatchChecker()
     try:
@@ -482,7 +490,7 @@ def _checked_chunks(
 
 
 def events_source(
-    log: EventLog,
+    logs: Sequence[EventLog],
     result: IngestResult,
     full: bool = False,
     skip: frozenset[str] = frozenset(),
@@ -511,7 +519,7 @@ def events_source(
             resource_state.pop("window", None)
         window = RowWindow(budget.window_bytes, resource_state.get("window"))
         segments_read: set[str] = set()
-        for chunk, checked in _checked_chunks(log, state, skip, chunk_bytes):
+        for chunk, checked in _checked_chunks(logs, state, skip, chunk_bytes):
             segments_read.add(chunk.segment)
             table, oversized = _loadable(chunk, checked, window, budget)
             result.lines_read += chunk.line_count
@@ -674,7 +682,7 @@ def _lake_storage(lake: LakeTarget):
 
 
 def ingest_log(
-    log: EventLog,
+    log: EventLog | Sequence[EventLog],
     warehouse_db: Path,
     pipelines_dir: Path,
     *,
@@ -689,6 +697,7 @@ def ingest_log(
     (segments that failed verification) are removed from `raw.events`, so the warehouse holds
     only what verifies. `budget` bounds memory (default: BENCH_INGEST_MEMORY_LIMIT)."""
     budget = budget or IngestBudget.from_env()
+    logs = [log] if isinstance(log, EventLog) else list(log)
     skip = frozenset(skip_segments) | frozenset(purge_segments)
     with ingest_lock(Path(pipelines_dir)):
         if lake_target() is None:
@@ -709,7 +718,7 @@ def ingest_log(
             result = IngestResult(recovery=recovery, duplicates_removed=removed)
             try:
                 pipeline.run(
-                    events_source(log, result, full=full, skip=skip, budget=budget),
+                    events_source(logs, result, full=full, skip=skip, budget=budget),
                     loader_file_format="parquet",
                 )
                 break
@@ -722,6 +731,16 @@ def ingest_log(
         result.duplicates_removed += _dedupe_events(warehouse_db)
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
+            if result.set_aside_rows:
+                # An event that another segment carries too (each shard of a run writes the
+                # run's shared facts under one id) may have been loaded from a segment just set
+                # aside, its other copy skipped as already loaded: read every other segment
+                # again, which loads exactly those (insert-only: nothing else is new). Rare (a
+                # segment failed verification), so the cost of a full read is paid only then.
+                pipeline.run(
+                    events_source(logs, IngestResult(), full=True, skip=skip, budget=budget),
+                    loader_file_format="parquet",
+                )
     return result
 
 

@@ -14,6 +14,7 @@ from transform.dbt_build import dbt_build, mark_published, models_built_since_pu
 from transform.dbt_runner import NodeProgress
 from transform.state import (
     CARRIED_BY_REBUILD,
+    fingerprint_file,
     load_scoring_vars,
     project_fingerprint,
     unpublished_file,
@@ -29,6 +30,17 @@ from warehouse.lake import (
     warehouse_exists,
 )
 from warehouse.log import EventLog
+from warehouse.log_bucket import (
+    BUCKET_ENV,
+    LogBucket,
+    LogBucketError,
+    PushResult,
+    WriterLog,
+    hold_head,
+    mirrored_logs,
+    push,
+    writer_id,
+)
 from warehouse.log_trust import (
     LogVerificationFailed,
     check_log,
@@ -38,7 +50,7 @@ from warehouse.log_trust import (
 )
 from warehouse.paths import BenchPaths
 from warehouse.provenance import git_sha
-from warehouse.publish import publish_snapshot, table_checksums
+from warehouse.publish import checksums_of, publish_snapshot, table_checksums
 from warehouse.verify import VerifyReport
 
 
@@ -57,17 +69,44 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
     # cannot say which segment is to blame: nothing new is loaded until the log verifies or
     # the change is accepted.
     hold = {s.name for s in log.segments()} if report.manifest_failed else set()
+    purge = set(report.failed_segments)
+    writers = writer_logs(paths)
+    for writer in writers:
+        hold |= writer.held_back()
+        purge |= writer.report.failed_segments
     result = ingest_log(
-        log,
+        [log, *(writer.log for writer in writers)],
         paths.warehouse_db,
         paths.dlt_dir,
         full=full,
         skip_segments=hold,
-        purge_segments=report.failed_segments,
+        purge_segments=purge,
     )
     result.verification = report
+    result.writers = writers
+    for writer in writers:
+        if writer.report.intact and writer.report.head is not None:
+            hold_head(paths, writer.writer, writer.report.head)
     result.compressed_segments = compress_verified(paths, log, report)
     return result
+
+
+def writer_logs(paths: BenchPaths, *, fast: bool = True) -> list[WriterLog]:
+    """Every other writer's log from the log bucket (BENCH_LOG_BUCKET), copied and verified;
+    [] without a bucket (warehouse/log_bucket.py)."""
+    bucket = LogBucket.from_env()
+    return mirrored_logs(paths, bucket, fast=fast) if bucket is not None else []
+
+
+def push_log(paths: BenchPaths, url: str | None = None) -> PushResult:
+    """Upload this data root's sealed segments and MANIFEST to the log bucket `url` (default
+    BENCH_LOG_BUCKET)."""
+    bucket = LogBucket.open(url) if url else LogBucket.from_env()
+    if bucket is None:
+        raise LogBucketError(
+            f"no log bucket: set {BUCKET_ENV} (e.g. s3://bucket/bench-log, or a shared folder)"
+        )
+    return push(event_log(paths), bucket, writer_id(paths))
 
 
 def compress_verified(paths: BenchPaths, log: EventLog, report: VerifyReport) -> int:
@@ -233,20 +272,27 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
     Refused outright when the log fails verification (full content hashes too). A current
     warehouse that cannot be opened (corrupt) is replaced; nothing `*.rebuild.*` is left."""
     paths.ensure()
-    if lake_target() is not None:
-        raise LakeError(
-            "bench rebuild builds a fresh local warehouse beside the current one; on a lake "
-            "(BENCH_WAREHOUSE) it is not supported yet (docs/team.md)"
-        )
     report = check_log(paths, fast=False)
     if not report.intact:
         raise LogVerificationFailed(report, "rebuild refused")
+    writers = writer_logs(paths, fast=False)
+    for writer in writers:
+        if not writer.report.intact:
+            raise LogVerificationFailed(
+                writer.report, f"rebuild refused: the log of writer {writer.writer} in the bucket"
+            )
+    if lake_target() is not None:
+        return _rebuild_on_the_lake(paths, report, writers)
     fresh_db = paths.home / "warehouse.rebuild.duckdb"
     fresh_dlt = paths.home / "dlt.rebuild"
     _remove_rebuild_leftovers(paths)
     try:
         result = ingest_log(
-            event_log(paths), fresh_db, fresh_dlt, full=True, purge_segments=report.failed_segments
+            [event_log(paths), *(writer.log for writer in writers)],
+            fresh_db,
+            fresh_dlt,
+            full=True,
+            purge_segments=report.failed_segments,
         )
         result.verification = report
         result.compressed_segments = compress_verified(paths, event_log(paths), report)
@@ -272,6 +318,38 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
     finally:
         _remove_rebuild_leftovers(paths)
     publish(paths)
+    return RebuildReport(result, compared)
+
+
+def _rebuild_on_the_lake(
+    paths: BenchPaths, report: VerifyReport, writers: list[WriterLog]
+) -> RebuildReport:
+    """A lake is shared: other machines load into it, so its raw tables are not this data
+    root's to replace. Here a rebuild reads every log this data root can verify (its own and
+    each writer's in the log bucket) again, loading what the lake lacks (insert-only: nothing
+    twice), then builds every model from scratch and compares each mart with the lake as it
+    was before (DuckLake time travel: `AT (VERSION => n)`)."""
+    before_version = published_state(paths.warehouse_db)["snapshot_id"]
+    log = event_log(paths)
+    result = ingest_log(
+        [log, *(writer.log for writer in writers)],
+        paths.warehouse_db,
+        paths.dlt_dir,
+        full=True,
+        purge_segments=report.failed_segments,
+    )
+    result.verification = report
+    result.compressed_segments = compress_verified(paths, log, report)
+    fingerprint_file(paths.warehouse_db).unlink(missing_ok=True)  # every model, from scratch
+    build(paths)
+    with open_warehouse(paths.warehouse_db, read_only=True) as con:
+        before = checksums_of(con, at_version=before_version)
+        after = checksums_of(con)
+    publish(paths)
+    compared = {
+        table: (before.get(table) == sums, before.get(table), sums)
+        for table, sums in sorted(after.items())
+    }
     return RebuildReport(result, compared)
 
 

@@ -168,6 +168,18 @@ def genesis_sha256(segment_name: str) -> str:
     return sha256_hex(f"genesis\x1f{segment_name}")
 
 
+def compress_segment(segment: Path, target: Path) -> None:
+    """`segment`'s bytes zstd-compressed into `target`, fsynced. Deterministic for the same bytes
+    (one level, one frame): the bucket's copy of a segment (log_bucket.py) is byte-identical to
+    the one `compress_sealed` writes, so a `compress` record's sha256 vouches for both."""
+    with open(segment, "rb") as source, open(target, "wb") as sink:
+        compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL, write_checksum=True)
+        # the size in the frame's header lets a whole read decompress in one call
+        compressor.copy_stream(source, sink, size=segment.stat().st_size)
+        sink.flush()
+        os.fsync(sink.fileno())
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -286,12 +298,7 @@ class EventLog:
 
     def _compress(self, segment: Path, target: Path) -> None:
         partial = self.log_dir / f".{target.name}.partial"
-        with open(segment, "rb") as source, open(partial, "wb") as sink:
-            compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL, write_checksum=True)
-            # the size in the frame's header lets a whole read decompress in one call
-            compressor.copy_stream(source, sink, size=segment.stat().st_size)
-            sink.flush()
-            os.fsync(sink.fileno())
+        compress_segment(segment, partial)
         os.replace(partial, target)
         _fsync_dir(self.log_dir)
 

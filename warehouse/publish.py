@@ -464,9 +464,11 @@ def table_checksums(db_path: Path, schema: str = "marts") -> dict[str, tuple[int
 
 
 def checksums_of(
-    con: duckdb.DuckDBPyConnection, schema: str = "marts"
+    con: duckdb.DuckDBPyConnection, schema: str = "marts", *, at_version: int | None = None
 ) -> dict[str, tuple[int, str]]:
-    """table_checksums over an open connection, of its default catalog (a lake's too)."""
+    """table_checksums over an open connection, of its default catalog (a lake's too); on a
+    lake, `at_version` reads each table as it was at that snapshot (DuckLake time travel) and
+    leaves out the tables it did not hold."""
     sums: dict[str, tuple[int, str]] = {}
     tables = [
         t
@@ -476,9 +478,16 @@ def checksums_of(
             [schema],
         ).fetchall()
     ]
+    at = "" if at_version is None else f" at (version => {int(at_version)})"
     for table in tables:
-        count, digest = con.execute(
-            f'select count(*), coalesce(sum(hash(t)), 0)::varchar from {schema}."{table}" as t'
-        ).fetchone()
+        try:
+            count, digest = con.execute(
+                f'select count(*), coalesce(sum(hash(t)), 0)::varchar from {schema}."{table}" '
+                f"as t{at}"
+            ).fetchone()
+        except duckdb.CatalogException:
+            if at_version is None:
+                raise
+            continue  # not a table at that snapshot yet
         sums[table] = (count, digest)
     return sums

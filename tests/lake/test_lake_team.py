@@ -8,7 +8,9 @@ then ingest, build, publish, sql, status and rescore work against it, and:
 * a reader in another process reads the leaderboard while a rescore rebuilds it, and another
   machine loads: no error, never a missing or half-written table, every loaded event once;
 * a rule the lake cannot enforce as a CHECK still fails the build that breaks it;
-* neither the catalog's password nor the S3 secret reaches a file of the data root.
+* neither the catalog's password nor the S3 secret reaches a file of the data root;
+* both machines push their logs to an S3 bucket (the log in object storage), and a machine that
+  collected nothing loads every log from there: the lake's events, each once.
 """
 
 from __future__ import annotations
@@ -206,10 +208,20 @@ def test_publish_serves_the_lake_and_rescore_rebuilds_on_it_beside_a_reader_and_
     composites = _leaderboard(env, "composite")
     assert len(composites) > 2
     assert composites == pytest.approx(_leaderboard(env, "completeness"))
-    # what the lake cannot do yet is refused, naming why, and nothing local is made instead
-    refused = run_bench(root, "rebuild", env=env, check=False)
-    assert refused.returncode == 2 and "not supported yet" in refused.output, refused.output
-    assert not (root / "warehouse.duckdb").exists()
+    # a rebuild on the lake: this machine's log read again (nothing new: insert-only), every
+    # model built from scratch, and every mart the same as the lake held before it, once a
+    # build has caught up with the other machine's load during the rescore
+    run_bench(root, "build", env=env)
+    composites = _leaderboard(env, "composite")
+    events_before = _count(env, "select count(*) from raw.events")
+    rebuilt = run_bench(root, "rebuild", env={**env, "COLUMNS": "200"})
+    marts = [line for line in rebuilt.stderr.splitlines() if line.startswith("│")]
+    assert len(marts) > 30 and all(line.rstrip(" │").endswith("yes") for line in marts), (
+        rebuilt.stderr
+    )
+    assert _count(env, "select count(*) from raw.events") == events_before
+    assert composites == pytest.approx(_leaderboard(env, "composite"))  # the active weights
+    assert not (root / "warehouse.duckdb").exists()  # nothing local is made instead
 
 
 def test_a_reader_machine_pulls_the_published_snapshot_not_later_changes(team, tmp_path) -> None:
@@ -444,3 +456,51 @@ def test_each_publish_expires_the_snapshots_before_the_publish_it_follows(
     assert oldest == published[-2]
     with open_warehouse(Path("unused"), snapshot=published[-2]) as con:  # still readable
         assert con.execute("select count(*) from marts.draco_leaderboard").fetchone()[0] > 0
+
+
+def test_a_machine_that_collected_nothing_loads_every_log_from_the_bucket(
+    team, servers, tmp_path
+) -> None:
+    """`bench log push` on each machine, then `bench ingest` with BENCH_LOG_BUCKET on a new data
+    root, no lake: it holds every event the lake holds, each once. The run's shared facts
+    (each shard states them under one id) are kept from whichever copy loaded first, so for
+    those the payloads may name different shards; every other payload is byte-identical."""
+    _, store = servers
+    store.bucket("bench-log")
+    bucket = {
+        "BENCH_LOG_BUCKET": "s3://bench-log/team",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": S3_SECRET,
+        "AWS_ENDPOINT_URL": store.endpoint,
+    }
+    for machine in team.machines:
+        pushed = run_bench(machine, "log", "push", env=bucket)
+        assert "0 already there" in pushed.stdout
+    writers = {key.split("/")[1] for key in store.keys("bench-log", "team/")}
+    assert len(writers) == len(team.machines)  # a prefix per writer
+    builder = tmp_path / "builder"
+    loaded = run_bench(builder, "ingest", env=bucket)
+    assert loaded.stderr.count(", intact (copied") == len(team.machines), loaded.output
+    verified = run_bench(builder, "verify", env=bucket)
+    assert f"union head of {len(team.machines)} writers' logs" in verified.stdout
+
+    # the lake holds other machines' loads too (earlier tests): compare these machines' rows
+    segments = sorted(
+        segment.name for home in team.machines for segment in EventLog(home / "log").segments()
+    )
+    events = (
+        "select event_id, event_type, payload from raw.events "
+        "where list_contains(?, segment) order by event_id"
+    )
+    with duckdb.connect(str(builder / "warehouse.duckdb"), read_only=True) as con:
+        from_bucket = con.execute(events, [segments]).fetchall()
+        assert con.execute("select count(*) from raw.events").fetchone()[0] == len(from_bucket)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in team.env.items():
+            patch.setenv(name, value)
+        with open_warehouse(Path("unused"), read_only=True) as con:
+            on_the_lake = con.execute(events, [segments]).fetchall()
+    assert [row[:2] for row in from_bucket] == [row[:2] for row in on_the_lake]
+    shared = {"run_started", "judge_regime_registered"}
+    differ = {a[1] for a, b in zip(from_bucket, on_the_lake, strict=True) if a[2] != b[2]}
+    assert differ <= shared, differ

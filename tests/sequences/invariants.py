@@ -39,6 +39,10 @@ STATUS_IS_DATA_ROOT = "bench status reports the warehouse's events and the data 
 PLAN_NAMES_THE_RUN = "bench plan draco names the run bench run draco wrote"
 STORED_COMPRESSED = "an ingest that ran to the end leaves every sealed segment compressed"
 ID_INDEX_IS_SEGMENT = "a compressed segment's id index holds exactly the ids of its lines"
+BUCKET_HOLDS_SEALED = (
+    "after a push the bucket holds every sealed segment byte for byte and a prefix of the "
+    "MANIFEST, and a builder loads from it exactly the sealed segments' events"
+)
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -485,3 +489,54 @@ def id_index_problems(log_dir: Path) -> list[str]:
 def dim_event_parts(serve_db: Path) -> int:
     """How many Parquet parts the snapshot's dim_events reads (0: no snapshot, or a table)."""
     return len(snapshot_parts(serve_db).get("marts.dim_events", []))
+
+
+# --- the log bucket ----------------------------------------------------------------------------
+
+
+def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[str]:
+    """What `bench log push` promises (warehouse/log_bucket.py), checked against the folder
+    bucket: this writer's prefix holds each sealed segment, decompressing to the local bytes,
+    and a MANIFEST the local one extends; a data root that collected nothing then loads from
+    the bucket exactly the events of those segments, each once."""
+    from warehouse.log_bucket import writer_id
+    from warehouse.paths import BenchPaths
+
+    log = EventLog(home / "log")
+    prefix = bucket / writer_id(BenchPaths(home))
+    problems = []
+    pushed = (
+        (prefix / "MANIFEST.jsonl").read_bytes() if (prefix / "MANIFEST.jsonl").exists() else b""
+    )
+    manifest = log.manifest_path.read_bytes() if log.manifest_path.exists() else b""
+    if not manifest.startswith(pushed):
+        problems.append("the bucket's MANIFEST is not a prefix of the log's")
+    sealed_ids: Counter[str] = Counter()
+    for name in log.manifest():
+        stored = prefix / f"{name}.zst"
+        if not stored.exists():
+            problems.append(f"sealed segment {name} is not in the bucket")
+            continue
+        with log.open_segment(log.log_dir / name) as handle:
+            local = handle.read()
+        with EventLog(prefix).open_segment(prefix / name) as handle:
+            if handle.read() != local:
+                problems.append(f"the bucket's {name} differs from the log's")
+        sealed_ids.update(json.loads(line)["event_id"] for line in local.splitlines())
+    loaded = run_bench(builder, ["ingest"], cwd, env={"BENCH_LOG_BUCKET": str(bucket)})
+    if not loaded.ok:
+        return [
+            *problems,
+            f"a builder's ingest from the bucket: rc {loaded.returncode}: {loaded.tail(4)}",
+        ]
+    raw = raw_event_ids(builder / "warehouse.duckdb") or Counter()
+    doubled = sorted(event_id for event_id, rows in raw.items() if rows > 1)
+    if doubled:
+        problems.append(f"the builder loaded {len(doubled)} events twice, e.g. {doubled[0]}")
+    if set(raw) != set(sealed_ids):
+        missing, extra = set(sealed_ids) - set(raw), set(raw) - set(sealed_ids)
+        problems.append(
+            f"the builder holds {len(raw)} events, the sealed segments {len(sealed_ids)}: "
+            f"{len(missing)} missing, {len(extra)} not sealed"
+        )
+    return problems

@@ -202,6 +202,8 @@ class World:
         self.home = self.root / "home"
         self.files_dir = self.root / "files"
         self.oracle_home = self.root / "oracle"
+        self.bucket = self.root / "bucket"  # `bench log push` (warehouse/log_bucket.py)
+        self.builder_home = self.root / "builder"  # loads only from the bucket
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.rebuild_check = rebuild_check
         self.score_chance = score_chance  # a collecting command ingests, builds and publishes
@@ -252,6 +254,7 @@ class World:
         "publish": 1,
         "rebuild": 1,
         "read": 1,
+        "push": 1,
     }
     # What a kill's lowest choice hits first: the commands that write the warehouse. `rebuild`
     # first, so the tour builds twice (the killed rebuild's second try, then `settle`): an
@@ -430,6 +433,14 @@ class World:
                 invariants.plan_problems(plan.output, self.log)
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
+            )
+        if command.argv[:2] == ["log", "push"] and outcome.ok:
+            self._violate(
+                step,
+                invariants.BUCKET_HOLDS_SEALED,
+                invariants.bucket_problems(
+                    self.home, self.bucket, self.builder_home, self.files_dir
+                ),
             )
         verify = run_bench(self.home, ["verify"], self.files_dir)
         if not verify.ok:
@@ -774,6 +785,10 @@ class World:
 
     def _draw_rebuild(self, ch: Chooser) -> Command:
         return Command("rebuild", ["rebuild"], ingests=True, builds=True, publishes=True)
+
+    def _draw_push(self, ch: Chooser) -> Command:
+        """`bench log push` into a folder bucket; the check then loads it on another root."""
+        return Command("push", ["log", "push", "--bucket", str(self.bucket)])
 
     def _draw_read(self, ch: Chooser) -> Command:
         """What a reader does with the published snapshot: export a mart, see the scorecard."""

@@ -54,13 +54,15 @@ def bench_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_bench(home: Path, argv: list[str], cwd: Path) -> Outcome:
+def run_bench(
+    home: Path, argv: list[str], cwd: Path, *, env: dict[str, str] | None = None
+) -> Outcome:
     """A step's command, or a check's between steps (the fresh-rebuild oracle, `verify`,
-    `plan`), in this process."""
+    `plan`), in this process; `env` over the usual environment."""
     from tests.bench_cli import run_bench as run_in_process
 
     started = time.monotonic()
-    env = {k: v for k, v in bench_env(home).items() if k != "BENCH_HOME"}
+    env = {k: v for k, v in {**bench_env(home), **(env or {})}.items() if k != "BENCH_HOME"}
     result = run_in_process(home, *argv, env=env, cwd=cwd, check=False)
     return Outcome(argv, result.returncode, result.output, time.monotonic() - started)
 

@@ -304,3 +304,32 @@ def test_a_sealed_segment_left_plain_is_caught_and_a_compressed_one_is_not(tmp_p
     assert invariants.plain_sealed_segments(log.log_dir) == [open_segment.name]
     log.compress_sealed()
     assert invariants.plain_sealed_segments(log.log_dir) == []
+
+
+def test_a_bucket_missing_or_changing_a_sealed_segment_is_caught_and_a_faithful_one_is_not(
+    tmp_path,
+):
+    import zstandard
+
+    from tests.warehouse.test_log_compression import items
+    from warehouse.log_bucket import LogBucket, push, writer_id
+    from warehouse.paths import BenchPaths
+
+    home, bucket = tmp_path / "home", tmp_path / "bucket"
+    log = EventLog(home / "log")
+    with log.writer() as writer:
+        writer.append(items(0, 5))
+    push(log, LogBucket.open(str(bucket)), writer_id(BenchPaths(home)))
+
+    def problems(builder: str) -> list[str]:
+        return invariants.bucket_problems(home, bucket, tmp_path / builder, tmp_path)
+
+    assert problems("builder-1") == []
+    (first,) = (bucket / writer_id(BenchPaths(home))).glob("*.jsonl.zst")
+    data = zstandard.ZstdDecompressor().stream_reader(first.read_bytes()).read()
+    first.write_bytes(zstandard.ZstdCompressor().compress(data.replace(b"cites", b"CITES", 1)))
+    changed = problems("builder-2")
+    assert any("differs from the log's" in p for p in changed), changed
+    first.unlink()
+    missing = problems("builder-3")
+    assert any("is not in the bucket" in p for p in missing), missing
