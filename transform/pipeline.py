@@ -36,7 +36,7 @@ from warehouse.log_bucket import (
     LogBucketError,
     PushResult,
     WriterLog,
-    hold_head,
+    hold,
     mirrored_logs,
     push,
     writer_id,
@@ -84,11 +84,16 @@ def ingest(paths: BenchPaths, *, full: bool = False) -> IngestResult:
     )
     result.verification = report
     result.writers = writers
-    for writer in writers:
-        if writer.report.intact and writer.report.head is not None:
-            hold_head(paths, writer.writer, writer.report.head)
+    _hold_writer_heads(paths, writers)
     result.compressed_segments = compress_verified(paths, log, report)
     return result
+
+
+def _hold_writer_heads(paths: BenchPaths, writers: list[WriterLog]) -> None:
+    """After a load of the bucket's logs: every later copy of a writer's log that verified
+    must extend the head loaded now (warehouse.log_bucket.hold)."""
+    for writer in writers:
+        hold(paths, writer)
 
 
 def writer_logs(paths: BenchPaths, *, fast: bool = True) -> list[WriterLog]:
@@ -295,6 +300,7 @@ def rebuild(paths: BenchPaths) -> RebuildReport:
             purge_segments=report.failed_segments,
         )
         result.verification = report
+        _hold_writer_heads(paths, writers)
         result.compressed_segments = compress_verified(paths, event_log(paths), report)
         build(paths, warehouse_db=fresh_db)
         before = _checksums_or_nothing(paths.warehouse_db)
@@ -339,6 +345,7 @@ def _rebuild_on_the_lake(
         purge_segments=report.failed_segments,
     )
     result.verification = report
+    _hold_writer_heads(paths, writers)
     result.compressed_segments = compress_verified(paths, log, report)
     fingerprint_file(paths.warehouse_db).unlink(missing_ok=True)  # every model, from scratch
     build(paths)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warehouse.canonical import sha256_hex
+from warehouse.canonical import file_sha256, sha256_hex
 from warehouse.log import (
     COMPRESSED_SUFFIX,
     MANIFEST_NAME,
@@ -241,13 +241,28 @@ def held_head(paths: BenchPaths, writer: str) -> LogHead | None:
     return LogHead(int(held["size"]), str(held["root"]), int(held.get("events", 0)))
 
 
-def hold_head(paths: BenchPaths, writer: str, head: LogHead) -> None:
-    """Vouch for a writer's head once its log verified and loaded: every later copy of that
-    writer's log must extend it."""
-    path = mirror_root(paths) / f"{writer}.head.json"
+def hold(paths: BenchPaths, writer: WriterLog) -> None:
+    """Vouch for a writer's log once it verified and loaded: every later copy of it must
+    extend its head, and a copied segment whose file is unchanged (its sha256) need not be
+    read line by line again (as a `compress` record spares the local log that)."""
+    if not writer.report.intact or writer.report.head is None:
+        return
+    _write_json(mirror_root(paths) / f"{writer.writer}.head.json", writer.report.head.to_json())
+    files = {
+        segment.name: file_sha256(compressed_path(segment)) for segment in writer.log.segments()
+    }
+    _write_json(mirror_root(paths) / f"{writer.writer}.verified.json", files)
+
+
+def _write_json(path: Path, document: dict[str, Any]) -> None:
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(head.to_json(), sort_keys=True))
+    partial.write_text(json.dumps(document, sort_keys=True))
     os.replace(partial, path)
+
+
+def _verified_files(paths: BenchPaths, writer: str) -> dict[str, str]:
+    path = mirror_root(paths) / f"{writer}.verified.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def mirrored_logs(paths: BenchPaths, bucket: LogBucket, *, fast: bool = True) -> list[WriterLog]:
@@ -261,7 +276,9 @@ def mirrored_logs(paths: BenchPaths, bucket: LogBucket, *, fast: bool = True) ->
         folder = mirror_root(paths) / writer
         fetched, removed = sync_writer(bucket, writer, folder)
         log = EventLog(folder)
-        report = verify_log(log, since=held_head(paths, writer), fast=fast)
+        report = verify_log(
+            log, since=held_head(paths, writer), fast=fast, vouched=_verified_files(paths, writer)
+        )
         logs.append(WriterLog(writer, log, report, fetched, removed))
     return logs
 

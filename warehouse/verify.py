@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,11 @@ def verify_log(
     since: LogHead | None = None,
     public_key=None,
     fast: bool = False,
+    vouched: Mapping[str, str] | None = None,
 ) -> VerifyReport:
+    """`vouched` (fast only): {segment: sha256 of its compressed file} the caller verified
+    line by line before and trusts, as a `compress` record is trusted (a builder's copies of
+    other writers' segments, log_bucket.py)."""
     report = VerifyReport()
     problems: list[Problem] = []
     try:
@@ -139,7 +144,10 @@ def verify_log(
     for segment in log.segments():
         report.segments += 1
         seal = seals.get(segment.name)
-        if seal is not None and _vouched(log, segment, compressions.get(segment.name)):
+        if seal is not None and (
+            _vouched(log, segment, compressions.get(segment.name))
+            or (fast and vouched and _vouched(log, segment, {"sha256": vouched.get(segment.name)}))
+        ):
             events += int(seal["lines"])
             continue
         problem, lines = _check_segment(log, segment, seal, fast)
