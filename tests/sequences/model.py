@@ -274,7 +274,7 @@ class World:
             return self._has_raw()
         if rule == "publish":
             return bool(self.good_builds)
-        if rule == "rebuild":
+        if rule in ("rebuild", "push"):
             return bool(self.log.events)
         if rule == "read":
             return (self.home / "serve.duckdb").exists()
