@@ -199,8 +199,9 @@ class WriterLog:
     removed: int = 0  # copies of objects the bucket no longer holds
 
     def held_back(self) -> set[str]:
-        """Segments not to load: all of them when the MANIFEST failed (nothing says which
-        segment is to blame), else those that failed verification."""
+        """Segments to hold back whole: every one when the MANIFEST failed (nothing says which
+        segment is to blame). A segment that failed on its own is in
+        `report.failed_segments`, which the caller sets aside and purges, as for its own log."""
         if self.report.manifest_failed:
             return {s.name for s in self.log.segments()}
         return set()
