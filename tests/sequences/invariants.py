@@ -9,6 +9,7 @@ copy of the log, so the sequence under test is never disturbed.
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ import yaml
 
 from collectors.runs.shard import Shard
 from tests.cli.test_report import csvs_against_marts
-from tests.sequences.runner import Outcome, run_bench
+from tests.sequences.runner import Outcome, kill_bench, run_bench
 from warehouse.log import EventLog
 from warehouse.publish import parts_dir, snapshot_parts, table_checksums
 
@@ -498,7 +499,8 @@ def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[
     """What `bench log push` promises (warehouse/log_bucket.py), checked against the folder
     bucket: this writer's prefix holds each sealed segment, decompressing to the local bytes,
     and a MANIFEST the local one extends; a data root that collected nothing then loads from
-    the bucket exactly the events of those segments, each once."""
+    the bucket, its load killed once and run again, exactly the events of those segments,
+    each once."""
     from warehouse.log_bucket import writer_id
     from warehouse.paths import BenchPaths
 
@@ -523,7 +525,12 @@ def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[
             if handle.read() != local:
                 problems.append(f"the bucket's {name} differs from the log's")
         sealed_ids.update(json.loads(line)["event_id"] for line in local.splitlines())
-    loaded = run_bench(builder, ["ingest"], cwd, env={"BENCH_LOG_BUCKET": str(bucket)})
+    # The builder's load is killed first, at a moment drawn from the log's size (the copy,
+    # the verification or dlt's load), then run again: it must still load every event once.
+    from_bucket = {"BENCH_LOG_BUCKET": str(bucket)}
+    kill_after_s = random.Random(len(sealed_ids)).uniform(0.5, 4.0)
+    kill_bench(builder, ["ingest"], cwd, kill_after_s, env=from_bucket)
+    loaded = run_bench(builder, ["ingest"], cwd, env=from_bucket)
     if not loaded.ok:
         return [
             *problems,

@@ -67,14 +67,17 @@ def run_bench(
     return Outcome(argv, result.returncode, result.output, time.monotonic() - started)
 
 
-def kill_bench(home: Path, argv: list[str], cwd: Path, after_s: float) -> Outcome:
+def kill_bench(
+    home: Path, argv: list[str], cwd: Path, after_s: float, *, env: dict[str, str] | None = None
+) -> Outcome:
     """Start the command, SIGKILL its process group after `after_s`; the outcome's returncode
-    is None when the kill landed, the command's own code when it had already ended."""
+    is None when the kill landed, the command's own code when it had already ended. `env`
+    over the usual environment."""
     started = time.monotonic()
     with tempfile.TemporaryFile() as output:  # a file, not a pipe: a full pipe would stall it
         proc = subprocess.Popen(
             [BENCH, *argv],
-            env=bench_env(home),
+            env={**bench_env(home), **(env or {})},
             cwd=cwd,
             stdout=output,
             stderr=subprocess.STDOUT,

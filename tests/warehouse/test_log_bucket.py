@@ -29,6 +29,14 @@ EXTRACTION_RUN = (
 )
 
 
+# An open defect of split runs (issue #29, the shard commit 6a918b7): every shard states the
+# run's start and judge regime under one event id, but with its own argv (`--shard K/N`) and
+# clock, and raw.events keeps one copy per id. Which copy a load keeps when both arrive in one
+# dlt load is not fixed, so a rebuild can keep the other shard's copy than the incremental load
+# did. Only the marts that show those fields can differ; every other mart must be the same.
+SHARED_FACT_MARTS = {"dim_events", "dim_runs", "vendor_scorecard"}
+
+
 def _log_ids(home: Path) -> list[str]:
     """Every event id in a data root's log, read from its segments (plain or compressed)."""
     log = EventLog(BenchPaths(home).log_dir)
@@ -100,6 +108,15 @@ def test_a_builder_loads_every_writers_log_once_and_then_only_what_is_new(team) 
             "where benchmark = 'rubric'"
         ).fetchall()
     assert runs == [(2, 2, "finished")]
+    # a rebuild reads both copies again: every mart as the incremental build made it, but
+    # those showing the run's shared facts (see SHARED_FACT_MARTS)
+    rebuilt = run_bench(team["builder"], "rebuild", env={**_env(team), "COLUMNS": "200"})
+    marts = [line for line in rebuilt.stderr.splitlines() if line.startswith("│")]
+    differ = {line.split()[1] for line in marts if not line.rstrip(" │").endswith("yes")}
+    assert len(marts) > 30 and differ <= SHARED_FACT_MARTS, rebuilt.stderr
+    assert sorted(_loaded_ids(team["builder"])) == sorted(
+        set(_log_ids(team["a"])) | set(_log_ids(team["b"]))
+    )
 
 
 def _bucket_segment(team, machine: str) -> Path:
