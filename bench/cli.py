@@ -64,11 +64,12 @@ def _paths(home: Path | None) -> BenchPaths:
     return BenchPaths.from_env(home).ensure()
 
 
-def _refresh(paths: BenchPaths, run_ids: list[str]) -> None:
-    """Load, build (with dbt progress), publish; then the runs' headline figures."""
+def _after_collecting(paths: BenchPaths, run_ids: list[str], *, score: bool) -> None:
+    """Push the log when a bucket is set; with --score load, build (with dbt progress),
+    publish, then the runs' headline figures (bench/run_report.py)."""
     from bench import run_report
 
-    run_report.refresh_and_report(paths, console, run_ids)
+    run_report.after_collecting(paths, console, run_ids, score=score)
 
 
 # --- run -------------------------------------------------------------------------------------
@@ -112,8 +113,7 @@ def run_extraction_cmd(
             paths, urls, engines, render, limit, parse_shard(shard)
         )
         _print_run_summary(summary)
-        if score:
-            _refresh(paths, [summary.run_id])
+        _after_collecting(paths, [summary.run_id], score=score)
         return
     corpus_obj = resolve_corpus(corpus, paths)
     names = _engine_names(engines, ENGINES)
@@ -126,8 +126,7 @@ def run_extraction_cmd(
         shard=parse_shard(shard),
     )
     _print_run_summary(summary)
-    if score:
-        _refresh(paths, [summary.run_id])
+    _after_collecting(paths, [summary.run_id], score=score)
 
 
 def _engine_names(spec: str | None, registry: dict) -> list[str]:
@@ -226,8 +225,7 @@ def import_predictions_cmd(
         pipeline.event_log(paths), file, system, version, resolve_corpus(corpus, paths)
     )
     _print_run_summary(summary)
-    if score:
-        _refresh(paths, [summary.run_id])
+    _after_collecting(paths, [summary.run_id], score=score)
 
 
 # --- load, score, publish -----------------------------------------------------------------

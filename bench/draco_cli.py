@@ -425,8 +425,7 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
             preflight=preflight,
             shard=parse_shard(shard),
         )
-        if score:
-            run_report.refresh_and_report(paths, console, [summary.run_id])
+        run_report.after_collecting(paths, console, [summary.run_id], score=score)
         if summary.aborted_lanes:
             raise typer.Exit(1)
 
@@ -461,5 +460,4 @@ def register(app: typer.Typer, run_app: typer.Typer, plan_app: typer.Typer, path
                 on_progress=on_progress,
             )
         _print_summary(summary)
-        if score:
-            run_report.refresh_and_report(paths, console, [summary.run_id])
+        run_report.after_collecting(paths, console, [summary.run_id], score=score)

@@ -27,14 +27,19 @@ SimpleqaFileOption = Annotated[
 ]
 
 
-def _refresh(paths: BenchPaths, *, announce: bool = True) -> None:
-    """Ingest, build and publish after an import or a correction (--score)."""
+def _after_writing(paths: BenchPaths, *, score: bool, announce: bool = True) -> None:
+    """After an import or a correction: push the log when a bucket is set, then with --score
+    ingest, build and publish (bench/log_cli.after_writing)."""
+    from bench.log_cli import after_writing
     from transform import pipeline
 
-    with console.status("loading events, building marts, publishing"):
-        pipeline.refresh(paths)
-    if announce:
-        console.print(f"published {paths.serve_db}")
+    def refresh() -> None:
+        with console.status("loading events, building marts, publishing"):
+            pipeline.refresh(paths)
+        if announce:
+            console.print(f"published {paths.serve_db}")
+
+    after_writing(paths, console, refresh if score else None)
 
 
 def _ids(ids: list[str]) -> str:
@@ -126,8 +131,7 @@ def register(
                 console.print(
                     f"re-judge its reports with: bench rejudge {s.run_id} --judge offline"
                 )
-        if score:
-            _refresh(paths)
+        _after_writing(paths, score=score)
 
     @import_app.command("qa-results")
     def import_qa_results_cmd(
@@ -216,8 +220,7 @@ def register(
         print_unjoined(
             "unmatched rows", summary.unmatched_ids, "no SimpleQA question has that text"
         )
-        if score:
-            _refresh(paths)
+        _after_writing(paths, score=score)
 
     @import_app.command("regrade-qa")
     def regrade_qa_cmd(
@@ -261,8 +264,7 @@ def register(
             f"run {summary.run_id}: {summary.completed} unit(s) done, {summary.failed} failed "
             f"(as the file records), {summary.skipped_existing} already done"
         )
-        if score:
-            _refresh(paths)
+        _after_writing(paths, score=score)
 
 
 def _print_corrections(corrections, written: int) -> None:
@@ -331,8 +333,7 @@ def _register_corrections(
             reinstate=reinstate,
         )
         _print_corrections(corrections, append_corrections(log, corrections))
-        if score:
-            _refresh(paths, announce=False)
+        _after_writing(paths, score=score, announce=False)
 
     @app.command("supersede-verdict")
     def supersede_cmd(
@@ -363,8 +364,7 @@ def _register_corrections(
             provenance=provenance("cli", sys.argv[1:]),
         )
         _print_corrections(corrections, append_corrections(log, corrections))
-        if score:
-            _refresh(paths, announce=False)
+        _after_writing(paths, score=score, announce=False)
 
     @import_app.command("corrections")
     def import_corrections_cmd(
@@ -382,5 +382,4 @@ def _register_corrections(
         log = pipeline.event_log(paths)
         corrections = parse_corrections_file(log, file, sys.argv[1:])
         _print_corrections(corrections, append_corrections(log, corrections))
-        if score:
-            _refresh(paths, announce=False)
+        _after_writing(paths, score=score, announce=False)

@@ -176,8 +176,7 @@ def _run(
             shard=parse_shard(shard),
         )
     console.print(run_table(summary))
-    if score:
-        run_report.refresh_and_report(paths, console, [summary.run_id])
+    run_report.after_collecting(paths, console, [summary.run_id], score=score)
     if summary.aborted_lanes:
         for lane, reason in dict(summary.aborted_lanes).items():
             console.print(f"[red]lane {lane} aborted:[/red] {reason}")

@@ -183,3 +183,16 @@ def print_headlines(paths: BenchPaths, run_ids: list[str] | None, console: Conso
 def refresh_and_report(paths: BenchPaths, console: Console, run_ids: list[str]) -> None:
     refresh(paths, console)
     print_headlines(paths, run_ids, console)
+
+
+def after_collecting(
+    paths: BenchPaths, console: Console, run_ids: list[str], *, score: bool
+) -> None:
+    """What every collecting command does once its run has ended: push the log when a bucket is
+    set, then with --score load, build, publish and show the runs' headline figures
+    (bench/log_cli.after_writing)."""
+    from bench.log_cli import after_writing
+
+    after_writing(
+        paths, console, (lambda: refresh_and_report(paths, console, run_ids)) if score else None
+    )

@@ -732,11 +732,12 @@ def ingest_log(
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
             if result.set_aside_rows:
-                # An event that another segment carries too (each shard of a run writes the
-                # run's shared facts under one id) may have been loaded from a segment just set
-                # aside, its other copy skipped as already loaded: read every other segment
-                # again, which loads exactly those (insert-only: nothing else is new). Rare (a
-                # segment failed verification), so the cost of a full read is paid only then.
+                # An event that another segment carries too (logs written before each shard of
+                # a split run stated the run's start and regime as its own events held them
+                # under one id) may have been loaded from a segment just set aside, its other
+                # copy skipped as already loaded: read every other segment again, which loads
+                # exactly those (insert-only: nothing else is new). Rare (a segment failed
+                # verification), so the cost of a full read is paid only then.
                 pipeline.run(
                     events_source(logs, IngestResult(), full=True, skip=skip, budget=budget),
                     loader_file_format="parquet",

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -16,6 +17,14 @@ SHARED_DATA = Path(
 # dlt and dbt must never phone home or touch machine-global state from tests.
 os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+
+# Property tests assert what holds, not how fast an example is drawn: the suite runs a worker per
+# core beside dbt builds, and a timing health check then fails a test whose property held (seen:
+# test_shard's unique text lists, too_slow, on a loaded machine).
+hypothesis.settings.register_profile(
+    "bench", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow]
+)
+hypothesis.settings.load_profile("bench")
 
 
 @pytest.fixture

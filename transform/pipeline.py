@@ -51,6 +51,7 @@ from warehouse.log_trust import (
 from warehouse.paths import BenchPaths
 from warehouse.provenance import git_sha
 from warehouse.publish import checksums_of, publish_snapshot, table_checksums
+from warehouse.signing import public_key_from
 from warehouse.verify import VerifyReport
 
 
@@ -100,7 +101,9 @@ def writer_logs(paths: BenchPaths, *, fast: bool = True) -> list[WriterLog]:
     """Every other writer's log from the log bucket (BENCH_LOG_BUCKET), copied and verified;
     [] without a bucket (warehouse/log_bucket.py)."""
     bucket = LogBucket.from_env()
-    return mirrored_logs(paths, bucket, fast=fast) if bucket is not None else []
+    if bucket is None:
+        return []
+    return mirrored_logs(paths, bucket, fast=fast, public_key=public_key_from(None))
 
 
 def push_log(paths: BenchPaths, url: str | None = None) -> PushResult:

@@ -58,7 +58,25 @@ class SystemRef(Frozen):
 # --- run lifecycle -------------------------------------------------------------------------
 
 
-class RunStarted(Payload):
+class ShardFact(Payload):
+    """A run-level fact that every shard of a run split across machines states for itself
+    (`bench run … --shard K/N`, collectors/runs/shard.py): its start, its judge regime, its finish.
+
+    Each shard's statement carries its K and N, which join the natural key, so every shard's
+    copy is an event of its own: no two writers ever write one event id, and a warehouse never
+    has to choose between two copies (which it would choose by the order they were loaded in).
+    Models fold a run's shard facts (int_runs_started). Additive optional fields: version-1
+    events without them are whole runs, and their ids stay what they always were."""
+
+    shard: int | None = Field(default=None, ge=1)
+    shards: int | None = Field(default=None, ge=1)
+
+    def natural_key_values(self) -> tuple[object, ...]:
+        own = super().natural_key_values()
+        return own if self.shard is None else (*own, self.shard, self.shards)
+
+
+class RunStarted(ShardFact):
     event_type: ClassVar[str] = "run_started"
     schema_version: ClassVar[int] = 1
     natural_key: ClassVar[tuple[str, ...]] = ()
@@ -79,27 +97,17 @@ class RunStarted(Payload):
     run_index: int | None = Field(default=None, ge=1)
 
 
-class RunFinished(Payload):
+class RunFinished(ShardFact):
     event_type: ClassVar[str] = "run_finished"
     schema_version: ClassVar[int] = 1
-    # A resumed run that does more work finishes again with new counts: a new fact.
+    # A resumed run that does more work finishes again with new counts: a new fact. Two shards
+    # may finish with the same count: each shard's finish is a fact of its own (ShardFact).
     natural_key: ClassVar[tuple[str, ...]] = ("terminal_events",)
 
     terminal_events: int
     completed: int
     failed: int
     duration_s: float
-    # A shard of a run split across machines (`bench run … --shard K/N`, collectors/runs/
-    # shard.py): its K and N. Additive optional fields: version-1 events without them are whole runs.
-    shard: int | None = Field(default=None, ge=1)
-    shards: int | None = Field(default=None, ge=1)
-
-    def natural_key_values(self) -> tuple[object, ...]:
-        # two shards may finish with the same count: each shard's finish is a fact of its own
-        # (a whole run's id stays what it always was)
-        if self.shard is None:
-            return (self.terminal_events,)
-        return (self.terminal_events, self.shard, self.shards)
 
 
 # --- items -----------------------------------------------------------------------------------
@@ -620,7 +628,7 @@ class ReportNormalized(_LaneAttempt):
     judged_text: str
 
 
-class JudgeRegimeRegistered(Payload):
+class JudgeRegimeRegistered(ShardFact):
     """A judge regime used on a run: model, provider, prompt, samples and sampling params.
 
     Scores are comparable only within one regime; `judge_id` names it in every verdict."""

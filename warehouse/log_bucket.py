@@ -46,6 +46,7 @@ from warehouse.log import (
 )
 from warehouse.merkle import LogHead, head_of, leaf_hash
 from warehouse.paths import BenchPaths
+from warehouse.signing import SIGNED_HEADS_NAME
 from warehouse.verify import VerifyReport, verify_log
 
 BUCKET_ENV = "BENCH_LOG_BUCKET"
@@ -158,8 +159,14 @@ class PushResult:
 
 
 def push(log: EventLog, bucket: LogBucket, writer: str) -> PushResult:
-    """Upload every sealed segment the bucket lacks, then the MANIFEST they are sealed in."""
+    """Upload every sealed segment the bucket lacks, then the writer's signed heads when it
+    signs, then the MANIFEST they are sealed in. A signing writer's MANIFEST goes up only as far
+    as its last signed head (the rest waits for the next signature), and after the heads: a
+    reader of the bucket, even mid-push, finds a MANIFEST that some signed head covers exactly."""
     records = log.manifest_records()  # one reading: the segments and MANIFEST pushed agree
+    signed = _signed_heads_file(log)
+    if signed is not None:
+        records = records[: _last_signed_size(signed)]
     result = PushResult(writer, manifest_records=len(records))
     if not records:
         return result
@@ -181,10 +188,31 @@ def push(log: EventLog, bucket: LogBucket, writer: str) -> PushResult:
             continue  # gone from this log: `bench verify` reports it here, nothing to upload
         result.uploaded.append(name)
     with tempfile.TemporaryDirectory(prefix="bench-push-") as scratch:
+        if signed is not None:
+            heads = Path(scratch) / SIGNED_HEADS_NAME
+            heads.write_bytes(signed)  # the bytes read above: the MANIFEST cut matches them
+            bucket.put(writer, SIGNED_HEADS_NAME, heads)
         manifest = Path(scratch) / MANIFEST_NAME
         manifest.write_bytes(b"".join(r.data + b"\n" for r in records))
         bucket.put(writer, MANIFEST_NAME, manifest)
     return result
+
+
+def _signed_heads_file(log: EventLog) -> bytes | None:
+    """The writer's signed heads (warehouse/signing.py), whole lines only; None when it does
+    not sign."""
+    path = log.log_dir / SIGNED_HEADS_NAME
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _last_signed_size(signed: bytes) -> int:
+    """How many MANIFEST records the writer's latest signed head covers. The writer's own
+    file: its signatures are checked where it is read (the builder), not here."""
+    sizes = [int(json.loads(line)["size"]) for line in signed.splitlines() if line.strip()]
+    return max(sizes, default=0)
 
 
 # --- the builder: mirror, verify, hold heads ---------------------------------------------------
@@ -200,11 +228,12 @@ class WriterLog:
 
     def held_back(self) -> set[str]:
         """Segments to hold back whole: every one when the MANIFEST failed (nothing says which
-        segment is to blame). A segment that failed on its own is in
-        `report.failed_segments`, which the caller sets aside and purges, as for its own log."""
+        segment is to blame), else those of a push in flight (not sealed in the MANIFEST yet).
+        A segment that failed on its own is in `report.failed_segments`, which the caller sets
+        aside and purges, as for its own log."""
         if self.report.manifest_failed:
             return {s.name for s in self.log.segments()}
-        return set()
+        return set(self.report.in_flight)
 
 
 def mirror_root(paths: BenchPaths) -> Path:
@@ -250,7 +279,9 @@ def hold(paths: BenchPaths, writer: WriterLog) -> None:
         return
     _write_json(mirror_root(paths) / f"{writer.writer}.head.json", writer.report.head.to_json())
     files = {
-        segment.name: file_sha256(compressed_path(segment)) for segment in writer.log.segments()
+        segment.name: file_sha256(compressed_path(segment))
+        for segment in writer.log.segments()
+        if segment.name not in writer.report.in_flight  # not verified: not sealed yet
     }
     _write_json(mirror_root(paths) / f"{writer.writer}.verified.json", files)
 
@@ -266,9 +297,12 @@ def _verified_files(paths: BenchPaths, writer: str) -> dict[str, str]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def mirrored_logs(paths: BenchPaths, bucket: LogBucket, *, fast: bool = True) -> list[WriterLog]:
+def mirrored_logs(
+    paths: BenchPaths, bucket: LogBucket, *, fast: bool = True, public_key=None
+) -> list[WriterLog]:
     """Every other writer's log, copied from the bucket and verified against its held head
-    (`fast`: as ingest verifies, verify_log)."""
+    (`fast`: as ingest verifies, verify_log) and, with `public_key` (BENCH_LOG_PUBLIC_KEY), held
+    to heads signed by it: a writer without them, or records past them, load nothing."""
     own = writer_id(paths)
     logs = []
     for writer in bucket.writers():
@@ -278,7 +312,12 @@ def mirrored_logs(paths: BenchPaths, bucket: LogBucket, *, fast: bool = True) ->
         fetched, removed = sync_writer(bucket, writer, folder)
         log = EventLog(folder)
         report = verify_log(
-            log, since=held_head(paths, writer), fast=fast, vouched=_verified_files(paths, writer)
+            log,
+            since=held_head(paths, writer),
+            fast=fast,
+            vouched=_verified_files(paths, writer),
+            public_key=public_key,
+            bucket_copy=True,
         )
         logs.append(WriterLog(writer, log, report, fetched, removed))
     return logs

@@ -20,8 +20,9 @@ Every family's run has the same skeleton, and it lives here once:
 7. A crash or Ctrl-C cancels the other units but lets every event already handed to the sink
    reach the disk before the writer closes; the exception propagates.
 8. If nothing stopped the run (an auth abort, a cost cap) the family's closing payload (its
-   RunFinished, or None while units are incomplete) is appended, marked with the shard when
-   the run is one of several (collectors/runs/shard.py). Then the lock is released.
+   RunFinished, or None while units are incomplete) is appended. Then the lock is released.
+   When the run is one of several shards (collectors/runs/shard.py), its run-level facts (start,
+   judge regime, finish) are marked with the shard: each shard states them as its own events.
 
 `RunContext.append` writes durably and only then folds each event into the family's state, so
 the state never holds a fact the log does not.
@@ -45,7 +46,7 @@ from typing import Any, Generic, TypeVar
 
 from collectors.http.event_sink import EventSink
 from collectors.runs.shard import Shard
-from warehouse.events import Envelope, Payload, Producer, RunFinished, make_event
+from warehouse.events import Envelope, Payload, Producer, RunFinished, ShardFact, make_event
 from warehouse.log import EventLog
 
 Unit = TypeVar("Unit")
@@ -257,7 +258,7 @@ async def _open_run_close(
     """Opening facts, every unit, then RunFinished unless stopped; True when it finished."""
     assert ctx._sink is not None
     try:
-        await ctx.append(*stages.opening())
+        await ctx.append(*(_marked(fact, stages.shard) for fact in stages.opening()))
         if max_in_flight == 1:
             for unit in units:
                 if ctx.stopped:
@@ -277,12 +278,16 @@ async def _open_run_close(
     closing = stages.closing(elapsed())
     if closing is None:
         return False
-    if stages.shard is not None:
-        closing = closing.model_copy(
-            update={"shard": stages.shard.index, "shards": stages.shard.count}
-        )
-    await ctx.append(closing)
+    await ctx.append(_marked(closing, stages.shard))
     return True
+
+
+def _marked(fact: Payload, shard: Shard | None) -> Payload:
+    """A run-level fact (start, judge regime, finish) as one shard of a split run states it: with
+    its K and N, so each shard's statement is an event of its own (warehouse/events.ShardFact)."""
+    if shard is None or not isinstance(fact, ShardFact):
+        return fact
+    return fact.model_copy(update={"shard": shard.index, "shards": shard.count})
 
 
 async def _run_concurrently(

@@ -44,6 +44,10 @@ BUCKET_HOLDS_SEALED = (
     "after a push the bucket holds every sealed segment byte for byte and a prefix of the "
     "MANIFEST, and a builder loads from it exactly the sealed segments' events"
 )
+PUSHED_BY_ITSELF = (
+    "a command that wrote to the log with BENCH_LOG_BUCKET set leaves every sealed segment in "
+    "the bucket byte for byte, and a prefix of the MANIFEST"
+)
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -495,12 +499,11 @@ def dim_event_parts(serve_db: Path) -> int:
 # --- the log bucket ----------------------------------------------------------------------------
 
 
-def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[str]:
-    """What `bench log push` promises (warehouse/log_bucket.py), checked against the folder
-    bucket: this writer's prefix holds each sealed segment, decompressing to the local bytes,
-    and a MANIFEST the local one extends; a data root that collected nothing then loads from
-    the bucket, its load killed once and run again, exactly the events of those segments,
-    each once."""
+def bucket_copy_problems(home: Path, bucket: Path) -> tuple[list[str], Counter[str]]:
+    """What a push promises (`bench log push`, or a collecting command with BENCH_LOG_BUCKET
+    set; warehouse/log_bucket.py), checked against the folder bucket: this writer's prefix holds
+    each sealed segment, decompressing to the local bytes, and a MANIFEST the local one
+    extends. Also returns the sealed segments' event ids."""
     from warehouse.log_bucket import writer_id
     from warehouse.paths import BenchPaths
 
@@ -525,6 +528,14 @@ def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[
             if handle.read() != local:
                 problems.append(f"the bucket's {name} differs from the log's")
         sealed_ids.update(json.loads(line)["event_id"] for line in local.splitlines())
+    return problems, sealed_ids
+
+
+def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[str]:
+    """The bucket holds what was pushed (bucket_copy_problems); a data root that collected
+    nothing then loads from the bucket, its load killed once and run again, exactly the events
+    of those segments, each once."""
+    problems, sealed_ids = bucket_copy_problems(home, bucket)
     # The builder's load is killed first, at a moment drawn from the log's size (the copy,
     # the verification or dlt's load), then run again: it must still load every event once.
     from_bucket = {"BENCH_LOG_BUCKET": str(bucket)}

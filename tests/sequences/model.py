@@ -27,7 +27,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -111,6 +111,7 @@ class Command:
     rescores: bool = False  # a build of what changed vars feed
     publishes: bool = False
     note: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # over the sequence's environment
 
     @property
     def typical_key(self) -> str:
@@ -121,7 +122,8 @@ class Command:
         return "unscored"
 
     def shell(self) -> str:
-        return "bench " + " ".join(_quote(a) for a in self.argv)
+        env = "".join(f"{name}={_quote(value)} " for name, value in self.env.items())
+        return env + "bench " + " ".join(_quote(a) for a in self.argv)
 
 
 @dataclass
@@ -204,6 +206,7 @@ class World:
         self.oracle_home = self.root / "oracle"
         self.bucket = self.root / "bucket"  # `bench log push` (warehouse/log_bucket.py)
         self.builder_home = self.root / "builder"  # loads only from the bucket
+        self.pushed = False  # from the first push on, collecting commands run with the bucket set
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.rebuild_check = rebuild_check
         self.score_chance = score_chance  # a collecting command ingests, builds and publishes
@@ -309,8 +312,10 @@ class World:
         killed = None
         started = time.monotonic()
         if kill_after_s is not None:
-            killed = kill_bench(self.home, command.argv, self.files_dir, kill_after_s)
-        outcome = run_bench(self.home, command.argv, self.files_dir)
+            killed = kill_bench(
+                self.home, command.argv, self.files_dir, kill_after_s, env=command.env
+            )
+        outcome = run_bench(self.home, command.argv, self.files_dir, env=command.env)
         if command.rescores and outcome.ok and not _changed_vars(vars_before, self._scoring_vars()):
             # vars in effect unchanged since before the step (a killed try counts as part of
             # it): `bench rescore` says "nothing changed" and builds nothing; it publishes only
@@ -434,7 +439,14 @@ class World:
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
             )
+        if "BENCH_LOG_BUCKET" in command.env and outcome.ok:
+            self._violate(
+                step,
+                invariants.PUSHED_BY_ITSELF,
+                invariants.bucket_copy_problems(self.home, self.bucket)[0],
+            )
         if command.argv[:2] == ["log", "push"] and outcome.ok:
+            self.pushed = True
             self._violate(
                 step,
                 invariants.BUCKET_HOLDS_SEALED,
@@ -542,10 +554,15 @@ class World:
     # --- the rules' commands ---------------------------------------------------------------
 
     def _score(self, ch: Chooser, argv: list[str], rule: str, note: str = "") -> Command:
-        """Collecting commands ingest, build and publish afterwards unless --no-score."""
+        """Collecting commands ingest, build and publish afterwards unless --no-score. Once the
+        user has pushed to the bucket, BENCH_LOG_BUCKET stays set, as in a team's environment:
+        they push their log first (no draw of its own, so the sequences a seed draws stay)."""
+        bucket = {"BENCH_LOG_BUCKET": str(self.bucket)} if self.pushed else {}
         if ch.chance(self.score_chance):
-            return Command(rule, argv, ingests=True, builds=True, publishes=True, note=note)
-        return Command(rule, [*argv, "--no-score"], note=note)
+            return Command(
+                rule, argv, ingests=True, builds=True, publishes=True, note=note, env=bucket
+            )
+        return Command(rule, [*argv, "--no-score"], note=note, env=bucket)
 
     def _draw_run_extraction(self, ch: Chooser) -> Command:
         engines = ch.subset(ENGINES, 1, 3)

@@ -169,7 +169,9 @@ def _summary(worlds: list[World], seconds: float) -> str:
         "before the command ended), "
         f"{sum(w.rebuild_checks for w in worlds)} fresh-rebuild comparisons, "
         f"{sum(w.compressed_checks for w in worlds)} checks of the compressed log, "
-        f"{sum(w.increments_published for w in worlds)} publishes by increment, {seconds:.0f} s "
+        f"{sum(w.increments_published for w in worlds)} publishes by increment, "
+        f"{sum(1 for w in worlds for s in w.steps if s.command.env)} commands with a log bucket "
+        f"set, {seconds:.0f} s "
         f"(commands {spent['commands']:.0f} s, checks {spent['checks']:.0f} s, "
         f"fresh rebuilds {spent['fresh rebuilds']:.0f} s)",
         "rules: " + ", ".join(f"{rule} {n}" for rule, n in sorted(rules.items())),

@@ -29,22 +29,9 @@ EXTRACTION_RUN = (
 )
 
 
-# An open defect of split runs (issue #29, the shard commit 6a918b7): every shard states the
-# run's start and judge regime under one event id, but with its own argv (`--shard K/N`) and
-# clock, and raw.events keeps one copy per id. Which copy a load keeps when both arrive in one
-# dlt load is not fixed, so a rebuild can keep the other shard's copy than the incremental load
-# did. Only the marts that show those fields can differ; every other mart must be the same.
-SHARED_FACT_MARTS = {"dim_events", "dim_runs", "vendor_scorecard"}
-
-
 def _log_ids(home: Path) -> list[str]:
     """Every event id in a data root's log, read from its segments (plain or compressed)."""
-    log = EventLog(BenchPaths(home).log_dir)
-    ids = []
-    for segment in log.segments():
-        with log.open_segment(segment) as handle:
-            ids += [json.loads(line)["event_id"] for line in handle.read().splitlines()]
-    return ids
+    return [json.loads(line)["event_id"] for line in _log_lines(home)]
 
 
 def _lines_read(ingest_stdout: str) -> int:
@@ -81,9 +68,10 @@ def test_a_builder_loads_every_writers_log_once_and_then_only_what_is_new(team) 
     assert "uploaded 0 sealed segment(s), 1 already there" in again.stdout  # uploaded once
 
     run_bench(team["builder"], "ingest", env=_env(team))
-    # every shard writes the run's shared facts (run_started, ...) under one id: loaded once
-    expected = set(_log_ids(team["a"])) | set(_log_ids(team["b"]))
-    assert len(expected) > 100
+    # no event id is written by two writers: each shard states the run's start, judge regime
+    # and finish as events of its own (warehouse/events.ShardFact), and each is loaded once
+    expected = _log_ids(team["a"]) + _log_ids(team["b"])
+    assert len(expected) > 100 and len(set(expected)) == len(expected)
     assert sorted(_loaded_ids(team["builder"])) == sorted(expected)
 
     # a second run on machine a, pushed: the next load reads only its lines
@@ -108,15 +96,77 @@ def test_a_builder_loads_every_writers_log_once_and_then_only_what_is_new(team) 
             "where benchmark = 'rubric'"
         ).fetchall()
     assert runs == [(2, 2, "finished")]
-    # a rebuild reads both copies again: every mart as the incremental build made it, but
-    # those showing the run's shared facts (see SHARED_FACT_MARTS)
+    # a rebuild reads both copies again, both shards' starts in one load: every mart as the
+    # incremental build made it
     rebuilt = run_bench(team["builder"], "rebuild", env={**_env(team), "COLUMNS": "200"})
     marts = [line for line in rebuilt.stderr.splitlines() if line.startswith("│")]
     differ = {line.split()[1] for line in marts if not line.rstrip(" │").endswith("yes")}
-    assert len(marts) > 30 and differ <= SHARED_FACT_MARTS, rebuilt.stderr
+    assert len(marts) > 30 and differ == set(), rebuilt.stderr
     assert sorted(_loaded_ids(team["builder"])) == sorted(
         set(_log_ids(team["a"])) | set(_log_ids(team["b"]))
     )
+
+
+def _marts(home: Path) -> dict[str, list[tuple]]:
+    """What the marts say of the run's start and regime."""
+    with duckdb.connect(str(BenchPaths(home).warehouse_db), read_only=True) as con:
+        runs = "select run_started_event_id, started_at, argv from marts.dim_runs"
+        regimes = "select distinct regime_event_id from marts.fct_draco_verdict_samples"
+        return {
+            "dim_runs": con.execute(runs).fetchall(),
+            "regimes": con.execute(regimes).fetchall(),
+        }
+
+
+def test_a_shard_that_started_first_but_arrives_last_tells_the_run(tmp_path: Path) -> None:
+    """Shard 1 starts first, shard 2 second; the builder loads and builds shard 2's log alone,
+    then shard 1's. The run is then told by shard 1's start and judge regime, in every mart row
+    the first build wrote as well (the verdict samples are incremental), exactly as a rebuild
+    from both logs at once tells it."""
+    bucket = tmp_path / "bucket"
+    homes = {name: tmp_path / name for name in ("a", "b", "builder")}
+    env = {"BENCH_LOG_BUCKET": str(bucket)}
+    for k, name in enumerate(("a", "b"), start=1):
+        run_bench(homes[name], *DRACO_RUN, "--shard", f"{k}/2")
+    starts = {}
+    for name in ("a", "b"):
+        (started,) = [
+            event
+            for event in map(json.loads, _log_lines(homes[name]))
+            if event["event_type"] == "run_started"
+        ]
+        starts[name] = started
+    assert starts["a"]["occurred_at"] < starts["b"]["occurred_at"]
+    assert starts["a"]["event_id"] != starts["b"]["event_id"]  # a fact of each shard's own
+
+    run_bench(homes["b"], "log", "push", env=env)
+    run_bench(homes["builder"], "ingest", env=env)
+    run_bench(homes["builder"], "build")
+    assert _marts(homes["builder"])["dim_runs"][0][0] == starts["b"]["event_id"]
+
+    run_bench(homes["a"], "log", "push", env=env)
+    run_bench(homes["builder"], "ingest", env=env)
+    run_bench(homes["builder"], "build")
+    incremental = _marts(homes["builder"])
+    (run,) = incremental["dim_runs"]
+    assert run[0] == starts["a"]["event_id"]
+    assert json.loads(run[2]) == starts["a"]["payload"]["argv"]
+    assert len(incremental["regimes"]) == 1  # every sample told by one regime: shard 1's
+
+    rebuilt = run_bench(homes["builder"], "rebuild", env={**env, "COLUMNS": "200"})
+    marts = [line for line in rebuilt.stderr.splitlines() if line.startswith("│")]
+    differ = {line.split()[1] for line in marts if not line.rstrip(" │").endswith("yes")}
+    assert len(marts) > 30 and differ == set(), rebuilt.stderr
+    assert _marts(homes["builder"]) == incremental
+
+
+def _log_lines(home: Path) -> list[str]:
+    log = EventLog(BenchPaths(home).log_dir)
+    lines = []
+    for segment in log.segments():
+        with log.open_segment(segment) as handle:
+            lines += handle.read().splitlines()
+    return lines
 
 
 def _bucket_segment(team, machine: str) -> Path:
@@ -142,6 +192,34 @@ def test_a_segment_changed_in_the_bucket_is_set_aside_and_the_other_writer_still
     # what machine a's segment loaded is taken out; machine b's stays
     assert sorted(_loaded_ids(team["builder"])) == sorted(set(_log_ids(team["b"])))
     assert run_bench(team["builder"], "verify", env=_env(team), check=False).returncode == 1
+
+
+def test_events_two_writers_hold_stay_when_the_copies_they_were_loaded_from_are_set_aside(
+    team,
+) -> None:
+    """One whole run executed on two machines (no --shard): the same facts under the same ids.
+    The builder loads machine a's copies and skips b's as already loaded. When a's segment is
+    then set aside, the facts stay: b's copies are read again."""
+    run_bench(team["a"], *EXTRACTION_RUN)
+    run_bench(team["a"], "log", "push", env=_env(team))
+    run_bench(team["builder"], "ingest", env=_env(team))
+    run_bench(team["b"], *EXTRACTION_RUN)
+    run_bench(team["b"], "log", "push", env=_env(team))
+    run_bench(team["builder"], "ingest", env=_env(team))
+    events = [json.loads(line) for line in _log_lines(team["b"])]
+    draco_run = events[0]["run_id"]  # the shard b ran first
+    extraction = {event["event_id"] for event in events if event["run_id"] != draco_run}
+    assert len(extraction) > 10 and extraction <= set(_log_ids(team["a"]))  # the same ids
+    loaded = _loaded_ids(team["builder"])
+    assert len(loaded) == len(set(loaded))  # each once
+
+    folder = team["bucket"] / writer_id(BenchPaths(team["a"]))
+    newest = max(folder.glob("*.jsonl.zst"))  # machine a's extraction run
+    data = zstandard.ZstdDecompressor().stream_reader(newest.read_bytes()).read()
+    newest.write_bytes(zstandard.ZstdCompressor().compress(data.replace(b"trafilatura", b"T", 1)))
+    refused = run_bench(team["builder"], "ingest", env=_env(team), check=False)
+    assert refused.returncode != 0 and newest.name.removesuffix(".zst") in refused.stderr
+    assert extraction <= set(_loaded_ids(team["builder"]))
 
 
 def test_a_segment_missing_from_the_bucket_is_reported(team) -> None:
@@ -185,3 +263,90 @@ def test_a_bucket_that_cannot_be_written_is_one_clear_error(tmp_path: Path) -> N
     assert "Traceback" not in failed.stderr
     unset = run_bench(home, "log", "push", env={"BENCH_LOG_BUCKET": ""}, check=False)
     assert unset.returncode == 2 and "set BENCH_LOG_BUCKET" in unset.stderr
+
+
+def test_a_run_with_a_bucket_set_pushes_its_log_by_itself(tmp_path: Path) -> None:
+    """BENCH_LOG_BUCKET set: a run, a correction and a scored run each end with their log in
+    the bucket, with no `bench log push`. A bucket that cannot be written fails the command
+    (exit 1) after its events are safe in the local log and, with --score, published."""
+    home, bucket = tmp_path / "a", tmp_path / "bucket"
+    env = {"BENCH_LOG_BUCKET": str(bucket)}
+    ran = run_bench(home, *EXTRACTION_RUN, env=env)
+    assert "log pushed to $BENCH_LOG_BUCKET" in ran.stderr
+    prefix = bucket / writer_id(BenchPaths(home))
+    stored = sorted(p.name.removesuffix(".zst") for p in prefix.glob("*.jsonl.zst"))
+    assert stored == sorted(EventLog(BenchPaths(home).log_dir).manifest()) and len(stored) == 1
+
+    item = json.loads(_log_lines(home)[1])["payload"]["item_id"]
+    exclude = ("exclude", item, "--benchmark", "extraction", "--reason", "a broken page")
+    run_bench(home, *exclude, "--no-score", env=env)
+    assert len(list(prefix.glob("*.jsonl.zst"))) == 2  # the correction's segment too
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the bucket should be")
+    scored_run = ("run", "extraction", "--corpus", "demo", "--limit", "4", "--engines", "html-text")
+    failed = run_bench(home, *scored_run, env={"BENCH_LOG_BUCKET": str(blocked)}, check=False)
+    assert failed.returncode == 1, failed.output
+    assert "log push failed" in failed.stderr and "bench log push" in failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert "built and published" in failed.stderr  # --score still ran
+    assert len(EventLog(BenchPaths(home).log_dir).manifest()) == 3  # the run is in the log
+
+
+def test_with_a_public_key_the_builder_loads_only_what_a_writers_signed_heads_cover(
+    tmp_path: Path,
+) -> None:
+    """Writer a signs its heads (BENCH_LOG_SIGNING_KEY), writer b does not; the builder holds
+    the public key. a's log loads and b's is refused as unsigned. A push caught between a's
+    signed heads and its MANIFEST still verifies; records added to the bucket without the key
+    are refused, and nothing of them loads."""
+    from warehouse.signing import generate_key
+
+    private, public = tmp_path / "keys" / "log.key", tmp_path / "keys" / "log.pub"
+    generate_key(private, public)
+    bucket, homes = tmp_path / "bucket", {n: tmp_path / n for n in ("a", "b", "builder")}
+    env = {"BENCH_LOG_BUCKET": str(bucket)}
+    signing = {**env, "BENCH_LOG_SIGNING_KEY": str(private)}
+    builder_env = {**env, "BENCH_LOG_PUBLIC_KEY": str(public)}
+    run_bench(homes["a"], *EXTRACTION_RUN, env=signing)
+    run_bench(homes["b"], *EXTRACTION_RUN[:-2], "--engines", "html-text", env=env)
+    # a local record a made without the key (its ingest's `compress`): not pushed until signed
+    run_bench(homes["a"], "ingest")
+    unsigned_locally = len(EventLog(BenchPaths(homes["a"]).log_dir).manifest_records())
+    pushed = run_bench(homes["a"], "log", "push", env=signing)
+    said = " ".join(pushed.stdout.split())
+    assert f"MANIFEST of {unsigned_locally - 1} records" in said, said
+
+    refused = run_bench(homes["builder"], "ingest", env=builder_env, check=False)
+    b = writer_id(BenchPaths(homes["b"]))
+    assert refused.returncode != 0 and b in refused.stderr and "unsigned" in refused.stderr
+    assert sorted(_loaded_ids(homes["builder"])) == sorted(_log_ids(homes["a"]))
+
+    # b stops collecting; a runs again. Its push is caught after the signed heads, before the
+    # MANIFEST: the builder's copy is a head behind, and verifies
+    shutil.rmtree(bucket / b)
+    a = bucket / writer_id(BenchPaths(homes["a"]))
+    before = (a / "MANIFEST.jsonl").read_bytes()
+    first_run = _log_ids(homes["a"])
+    run_bench(homes["a"], *EXTRACTION_RUN[:-2], "--engines", "html-text", env=signing)
+    (a / "MANIFEST.jsonl").write_bytes(before)
+    loaded = run_bench(homes["builder"], "ingest", env=builder_env)
+    assert ", intact (copied" in loaded.stderr, loaded.output
+    assert sorted(_loaded_ids(homes["builder"])) == sorted(first_run)  # the new segment waits
+    run_bench(homes["a"], "log", "push", env=signing)
+    run_bench(homes["builder"], "ingest", env=builder_env)
+    assert sorted(_loaded_ids(homes["builder"])) == sorted(_log_ids(homes["a"]))
+
+    # a forger with write access to the bucket but not the key adds a sealed segment
+    forged_home = tmp_path / "forger"
+    run_bench(forged_home, *EXTRACTION_RUN[:-2], "--engines", "trafilatura", env={})
+    forged_log = EventLog(BenchPaths(forged_home).log_dir)
+    (segment,) = forged_log.manifest()
+    (a / f"{segment}.zst").write_bytes(
+        zstandard.ZstdCompressor().compress((forged_log.log_dir / segment).read_bytes())
+    )
+    records = (a / "MANIFEST.jsonl").read_bytes() + forged_log.manifest_path.read_bytes()
+    (a / "MANIFEST.jsonl").write_bytes(records)
+    forged = run_bench(homes["builder"], "ingest", env=builder_env, check=False)
+    assert forged.returncode != 0 and "unsigned records" in forged.stderr, forged.output
+    assert sorted(_loaded_ids(homes["builder"])) == sorted(_log_ids(homes["a"]))

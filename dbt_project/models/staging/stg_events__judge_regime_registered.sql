@@ -1,5 +1,6 @@
--- One row per judge_regime_registered event, i.e. per (run_id, judge_id). A rejudge registers a
--- new judge_id under the same run. judge_model / judge_provider come from the judge's settings
+-- One row per judge_regime_registered event, i.e. per (run_id, judge_id, shard). A rejudge
+-- registers a new judge_id under the same run; each shard of a split run registers the regime
+-- for itself (int_draco_run_judges folds them). judge_model / judge_provider come from the judge's settings
 -- (the SystemRef name stands in for a missing model).
 with
 
@@ -28,7 +29,9 @@ renamed as (
         payload ->> 'prompt_sha256' as prompt_sha256,
         cast(payload ->> 'samples' as bigint) as samples,
         payload ->> 'normalizer_version' as normalizer_version,
-        payload -> 'argv' as argv
+        payload -> 'argv' as argv,
+        cast(payload ->> 'shard' as integer) as shard,
+        cast(payload ->> 'shards' as integer) as shards
     from source
 
 )

@@ -25,6 +25,8 @@ renamed as (
         payload -> 'systems' as systems,
         cast(payload ->> 'seed' as bigint) as seed,
         payload -> 'argv' as argv,
+        cast(payload ->> 'shard' as integer) as shard,
+        cast(payload ->> 'shards' as integer) as shards,
         producer ->> 'package' as producer_package,
         producer ->> 'package_version' as package_version,
         producer ->> 'git_sha' as git_sha,

@@ -1,7 +1,9 @@
 -- One row per (run_id, judge_id) of every deep-research run: the judge regimes registered on the
 -- run (a rejudge registers another under the same run_id), plus any judge_id that left verdicts
 -- without a registration (kept, with NULL regime facts, so no verdict is dropped). Scores are
--- only ever compared within one regime.
+-- only ever compared within one regime. Each shard of a run split across machines registers the
+-- regime for itself (the same judge, prompt and samples): the earliest registration tells it
+-- (then the smallest event id), a rule of the events alone, whichever shard was loaded first.
 with
 
 runs as (
@@ -15,6 +17,10 @@ registered as (
     select regimes.*
     from {{ ref('stg_events__judge_regime_registered') }} as regimes
     inner join runs on regimes.run_id = runs.run_id
+    qualify row_number() over (
+            partition by regimes.run_id, regimes.judge_id
+            order by regimes.occurred_at, regimes.regime_event_id
+        ) = 1
 
 ),
 

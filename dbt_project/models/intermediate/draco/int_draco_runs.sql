@@ -4,7 +4,7 @@ with
 
 runs as (
 
-    select * from {{ ref('stg_events__run_started') }}
+    select * from {{ ref('int_runs_started') }}
     where benchmark in {{ draco_benchmarks() }}
 
 ),

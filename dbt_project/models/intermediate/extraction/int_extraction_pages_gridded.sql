@@ -8,7 +8,7 @@ runs as (
         run_id,
         run_source,
         dataset_sha256
-    from {{ ref('stg_events__run_started') }}
+    from {{ ref('int_runs_started') }}
     where benchmark = 'extraction'
 
 ),

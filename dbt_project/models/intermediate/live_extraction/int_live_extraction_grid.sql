@@ -9,7 +9,7 @@ runs as (
     select
         run_id,
         systems
-    from {{ ref('stg_events__run_started') }}
+    from {{ ref('int_runs_started') }}
     where benchmark = 'live_extraction'
 
 ),

@@ -4,7 +4,7 @@ with
 
 run_started as (
 
-    select * from {{ ref('stg_events__run_started') }}
+    select * from {{ ref('int_runs_started') }}
 
 ),
 

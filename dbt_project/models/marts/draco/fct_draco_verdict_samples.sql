@@ -13,7 +13,8 @@
 --                      that decided this verdict and are NULL when no call was recorded;
 --   earlier_calls      JSON list of the earlier, unscored completions of the sample (re-asks).
 -- Incremental (macros/incremental_events.sql): a build recomputes only the samples that got a
--- new verdict event, with every judge attempt of those samples (is_latest_attempt needs them).
+-- new verdict event, with every judge attempt of those samples (is_latest_attempt needs them),
+-- and the samples whose regime (int_draco_run_judges) is now told by another registration.
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -29,6 +30,20 @@ runs as (
 
 ),
 
+-- the regime each (run, judge) is told by: one rule, in int_draco_run_judges
+regimes as (
+
+    select
+        run_id,
+        judge_id,
+        judge_model,
+        judge_official,
+        regime_event_id
+    from {{ ref('int_draco_run_judges') }}
+    where is_registered
+
+),
+
 {%- if is_incremental() %}
 
 touched as (
@@ -40,6 +55,16 @@ touched as (
         and not exists (
             select 1 from {{ this }} as seen
             where seen.verdict_event_id = new_verdicts.verdict_event_id
+        )
+    union
+    -- samples whose regime is now told by another registration: one that arrived after their
+    -- verdicts (a split run's shard loaded later, with an earlier registration)
+    select distinct {{ sample_key }}
+    from {{ this }} as seen
+    where exists (
+            select 1 from regimes
+            where regimes.run_id = seen.run_id and regimes.judge_id = seen.judge_id
+                and regimes.regime_event_id is distinct from seen.regime_event_id
         )
 
 ),
@@ -59,14 +84,6 @@ verdicts as (
 
 ),
 
-regimes as (
-
-    select * from {{ ref('stg_events__judge_regime_registered') }}
-    qualify row_number() over (
-            partition by run_id, judge_id order by occurred_at, regime_event_id
-        ) = 1
-
-),
 
 ranked as (
 

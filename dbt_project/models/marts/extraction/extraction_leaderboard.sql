@@ -20,7 +20,7 @@ pages as (
 
 runs as (
 
-    select * from {{ ref('stg_events__run_started') }}
+    select * from {{ ref('int_runs_started') }}
 
 ),
 

@@ -8,7 +8,7 @@ events as (
 
 run_started as (
 
-    select * from {{ ref('stg_events__run_started') }}
+    select * from {{ ref('int_runs_started') }}
 
 ),
 
