@@ -82,7 +82,7 @@ def _push_if_bucket(paths: BenchPaths, console: Console) -> bool:
         result = push_log(paths)
     except LogBucketError as exc:
         console.print(
-            f"[red]log push failed:[/red] {exc}\nThe run's events are in the local log; "
+            f"[red]log push failed:[/red] {exc}\nThe events are safe in the local log; "
             "`bench log push` uploads them when the bucket is reachable."
         )
         return False

@@ -52,8 +52,11 @@ CONNECTION_OPTIONS = ("memory_limit", "threads", "temp_directory", "storage_comp
 _ENV_VAR = re.compile(r"\{\{\s*env_var\(\s*'([^']+)'\s*(?:,\s*'([^']*)'\s*)?\)\s*\}\}")
 # A table this large is published as a Parquet part (re-written only when it changed); smaller
 # ones are copied into serve.duckdb on every publish, which costs less than tracking them.
-# BENCH_PUBLISH_PART_MIN_ROWS overrides it, read at each publish (part_min_rows).
-PART_MIN_ROWS = 50_000
+# Rows are a poor measure of bytes where a row holds a report: at 1M verdicts fct_draco_reports
+# is 8,487 rows and 130 MB, and copying it made every publish 3 s longer (+1,000 publish 8.2 s at
+# 50,000, 5.9 s at 5,000; nothing changed: 4.5-5.1 s against 1.4-1.7 s; the slowest app page the
+# same, 1.22 s). BENCH_PUBLISH_PART_MIN_ROWS overrides it, read at each publish (part_min_rows).
+PART_MIN_ROWS = 5_000
 PARTS_TABLE = "_publish_parts"
 # Tables whose rows never change once written, with the key that tells a new row: published by
 # increments (module docstring). dim_events is a view over the event log's rows, and a row's
