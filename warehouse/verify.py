@@ -149,8 +149,11 @@ def verify_log(
         )
     events = 0
     for segment in log.segments():
-        report.segments += 1
         seal = seals.get(segment.name)
+        if bucket_copy and seal is None and segment.name not in opened:
+            report.in_flight.append(segment.name)  # uploaded before the MANIFEST sealing it
+            continue
+        report.segments += 1
         if seal is not None and (
             _vouched(log, segment, compressions.get(segment.name))
             or (fast and vouched and _vouched(log, segment, {"sha256": vouched.get(segment.name)}))
@@ -162,9 +165,7 @@ def verify_log(
         if problem is not None:
             problems.append(problem)
         elif segment.name not in seals:
-            if bucket_copy and segment.name not in opened:
-                report.in_flight.append(segment.name)  # uploaded before the MANIFEST sealing it
-            elif segment.name not in opened and not _writer_alive(segment):
+            if segment.name not in opened and not _writer_alive(segment):
                 problems.append(
                     Problem(
                         segment.name,
