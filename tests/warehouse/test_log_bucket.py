@@ -266,9 +266,9 @@ def test_a_bucket_that_cannot_be_written_is_one_clear_error(tmp_path: Path) -> N
 
 
 def test_a_run_with_a_bucket_set_pushes_its_log_by_itself(tmp_path: Path) -> None:
-    """BENCH_LOG_BUCKET set: a run, a correction and a scored run each end with their log in
-    the bucket, with no `bench log push`. A bucket that cannot be written fails the command
-    (exit 1) after its events are safe in the local log and, with --score, published."""
+    """BENCH_LOG_BUCKET set: a run and a correction each end with their log in the bucket, with
+    no `bench log push`. A bucket that cannot be written fails the command (exit 1), its events
+    safe in the local log."""
     home, bucket = tmp_path / "a", tmp_path / "bucket"
     env = {"BENCH_LOG_BUCKET": str(bucket)}
     ran = run_bench(home, *EXTRACTION_RUN, env=env)
@@ -284,12 +284,11 @@ def test_a_run_with_a_bucket_set_pushes_its_log_by_itself(tmp_path: Path) -> Non
 
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the bucket should be")
-    scored_run = ("run", "extraction", "--corpus", "demo", "--limit", "4", "--engines", "html-text")
-    failed = run_bench(home, *scored_run, env={"BENCH_LOG_BUCKET": str(blocked)}, check=False)
+    another_run = ("run", "extraction", "--corpus", "demo", "--limit", "4", "--no-score")
+    failed = run_bench(home, *another_run, env={"BENCH_LOG_BUCKET": str(blocked)}, check=False)
     assert failed.returncode == 1, failed.output
     assert "log push failed" in failed.stderr and "bench log push" in failed.stderr
     assert "Traceback" not in failed.stderr
-    assert "built and published" in failed.stderr  # --score still ran
     assert len(EventLog(BenchPaths(home).log_dir).manifest()) == 3  # the run is in the log
 
 
@@ -350,3 +349,28 @@ def test_with_a_public_key_the_builder_loads_only_what_a_writers_signed_heads_co
     forged = run_bench(homes["builder"], "ingest", env=builder_env, check=False)
     assert forged.returncode != 0 and "unsigned records" in forged.stderr, forged.output
     assert sorted(_loaded_ids(homes["builder"])) == sorted(_log_ids(homes["a"]))
+
+
+def test_a_failed_push_still_refreshes_then_fails_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """after_writing: the push comes first, the --score refresh runs whether it worked or not,
+    and only then does a failed push fail the command."""
+    import typer
+    from rich.console import Console
+
+    from bench.log_cli import after_writing
+
+    home = tmp_path / "a"
+    run_bench(home, *EXTRACTION_RUN)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the bucket should be")
+    monkeypatch.setenv("BENCH_LOG_BUCKET", str(blocked))
+    said, refreshed = Console(record=True, width=200), []
+    with pytest.raises(typer.Exit) as failed:
+        after_writing(BenchPaths(home), said, lambda: refreshed.append(said.export_text()))
+    assert failed.value.exit_code == 1
+    assert len(refreshed) == 1 and "log push failed" in refreshed[0]  # pushed, then refreshed
+    monkeypatch.setenv("BENCH_LOG_BUCKET", str(tmp_path / "bucket"))
+    after_writing(BenchPaths(home), said, None)  # no --score: the push alone
+    assert "uploaded 1 sealed segment(s)" in " ".join(said.export_text().split())
