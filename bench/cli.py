@@ -267,6 +267,14 @@ def ingest(
             f"{len(result.recovery.aborted_packages)} unfinished load package(s) and read "
             "their lines again (nothing is loaded twice)"
         )
+    if result.copies_replaced:
+        console.print(
+            f"{result.copies_replaced} event(s) arrived again from another writer with other "
+            "bytes (one fact stated on two machines): each id keeps the copy with the smallest "
+            "content_sha256, whatever the order the logs arrive in; the row it replaced is in "
+            "raw.replaced_copies, and the next build refreshes every model",
+            soft_wrap=True,
+        )
     if result.oversized:
         console.print(
             f"[yellow]{result.oversized} event(s) quarantined as oversized[/yellow]: more bytes "

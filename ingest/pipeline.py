@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from ingest.budget import WINDOW_ROWS, IngestBudget, RowWindow
 from ingest.checks import loadable_sql, quarantine_sql
+from ingest.copies import dedupe_events, settle_staged_copies
 from ingest.recovery import Recovery, ingest_lock, recover
 from warehouse.canonical import sha256_hex
 from warehouse.events import parse_payload
@@ -39,7 +40,6 @@ from warehouse.lake import (
     lake_target,
     open_warehouse,
     s3_settings,
-    warehouse_exists,
 )
 from warehouse.log import EventLog
 from warehouse.publish import create_database
@@ -59,7 +59,9 @@ EVENT_COLUMNS = {
 
 _DLT_ENV = {
     "RUNTIME__DLTHUB_TELEMETRY": "false",
-    "LOAD__TRUNCATE_STAGING_DATASET": "true",
+    # The staged rows are kept after a load until ingest/copies.py has compared them with what
+    # was already loaded (a copy the insert-only merge skipped may win), then cleared there.
+    "LOAD__TRUNCATE_STAGING_DATASET": "false",
     "LOAD__DELETE_COMPLETED_JOBS": "true",
     "NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_LOAD_ID": "true",
     # dlt warns that Arrow hints differ from its own on every load: expected, not actionable.
@@ -90,6 +92,7 @@ class IngestResult:
     upcasted: int = 0
     set_aside_rows: int = 0  # rows of segments that failed verification, removed
     duplicates_removed: int = 0  # rows an interrupted earlier load had inserted twice
+    copies_replaced: int = 0  # loaded rows a copy that wins under ingest/copies.py's rule replaced
     compressed_segments: int = 0  # sealed segments stored compressed after this load (transform)
     oversized: int = 0  # of `quarantined`: events over the byte window (ingest/budget.py)
     quarantine_samples: list[dict[str, Any]] = field(default_factory=list)
@@ -655,6 +658,13 @@ def _lake_destination(lake: LakeTarget, loader: str, budget: IngestBudget):
     )
 
 
+def staging_schema(pipelines_dir: Path) -> str:
+    """Where this loader's dlt stages its rows: dlt's default locally, one of its own on a lake."""
+    if lake_target() is None:
+        return f"{DATASET_NAME}_staging"
+    return staging_dataset(loader_id(pipelines_dir))
+
+
 def staging_dataset(loader: str, dataset: str = DATASET_NAME) -> str:
     """Where one loader stages its rows on a lake (dlt's staging dataset, one per loader)."""
     return f"{dataset}_staging_{loader}"
@@ -713,9 +723,13 @@ def ingest_log(
         # job was marked done may have merged ids twice (insert-only merge does not dedupe
         # within staging): repair that before loading, and after (in case it was this load).
         recovery = recover(pipeline)
-        removed = _dedupe_events(warehouse_db)
+        staging = staging_schema(pipelines_dir)
+        replaced = settle_staged_copies(warehouse_db, staging)  # a kill after a load, before this
+        removed = dedupe_events(warehouse_db)
         for attempt in range(1, LAKE_CONFLICT_ATTEMPTS + 1):
-            result = IngestResult(recovery=recovery, duplicates_removed=removed)
+            result = IngestResult(
+                recovery=recovery, duplicates_removed=removed, copies_replaced=replaced
+            )
             try:
                 pipeline.run(
                     events_source(logs, result, full=full, skip=skip, budget=budget),
@@ -728,7 +742,8 @@ def ingest_log(
                 # Another loader changed the lake's schema first (e.g. both created raw.events):
                 # dlt says a retry is safe; its package is discarded and its lines read again.
                 recover(pipeline)
-        result.duplicates_removed += _dedupe_events(warehouse_db)
+        result.copies_replaced += settle_staged_copies(warehouse_db, staging)
+        result.duplicates_removed += dedupe_events(warehouse_db)
         if purge_segments:
             result.set_aside_rows = _remove_segments(warehouse_db, frozenset(purge_segments))
             if result.set_aside_rows:
@@ -742,6 +757,8 @@ def ingest_log(
                     events_source(logs, IngestResult(), full=True, skip=skip, budget=budget),
                     loader_file_format="parquet",
                 )
+                result.copies_replaced += settle_staged_copies(warehouse_db, staging)
+                result.duplicates_removed += dedupe_events(warehouse_db)
     return result
 
 
@@ -761,31 +778,6 @@ def _lake_conflict(exc: BaseException) -> bool:
             return True
         link = link.__cause__ or link.__context__
     return False
-
-
-def _dedupe_events(warehouse_db: Path) -> int:
-    """Keep one row per event_id in raw.events (rows of one id are the same line, loaded
-    twice); returns how many were removed. One scan of the id column when there are none."""
-    if not warehouse_exists(Path(warehouse_db)):
-        return 0
-    with open_warehouse(Path(warehouse_db)) as con:
-        exists = con.execute(
-            "select count(*) from information_schema.tables "
-            "where table_schema = 'raw' and table_name = 'events'"
-        ).fetchone()[0]
-        if not exists:
-            return 0
-        total, distinct = con.execute(
-            "select count(*), count(distinct event_id) from raw.events"
-        ).fetchone()
-        if total == distinct:
-            return 0
-        con.execute(
-            "delete from raw.events where rowid in (select rowid from (select rowid, "
-            "row_number() over (partition by event_id order by rowid) as n from raw.events) "
-            "where n > 1)"
-        )
-        return total - distinct
 
 
 def _remove_segments(warehouse_db: Path, segments: frozenset[str]) -> int:

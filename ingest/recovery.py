@@ -20,7 +20,7 @@ folders dlt never reads again and aborts every pending package with dlt's own
 offsets into the log) to before the package; the ingest that follows reads those lines again.
 An abort killed between archiving the package and rewinding the state is finished too.
 Rows a partial load already merged stay and are not inserted twice; duplicates a resumed load
-left within one copy are removed by `_dedupe_events` in ingest/pipeline.py.
+left within one copy are removed by `dedupe_events` in ingest/copies.py.
 
 One ingest at a time per pipelines directory (a file lock): recovery must never discard the
 package of an ingest that is still running.

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ingest.copies import copies_replaced
 from transform import build_selection
 from transform.dbt_runner import DbtError, NodeProgress, run_dbt
 from transform.state import fingerprint_file, project_fingerprint, unpublished_file
@@ -106,7 +107,12 @@ def dbt_build(
     `select`, only the models downstream of the event types that arrived since the last build
     (transform/build_selection.py). Returns False when there was nothing to build."""
     db = warehouse_db or paths.warehouse_db
-    fingerprint = f"{project_fingerprint()} corrections={corrections_loaded(db)}"
+    # a correction, or a copy of an event replaced by one that wins under ingest/copies.py's
+    # rule, changes rows no new event touches: either forces a full refresh, once
+    fingerprint = (
+        f"{project_fingerprint()} corrections={corrections_loaded(db)} "
+        f"replaced={copies_replaced(db)}"
+    )
     full = _needs_full_refresh(db, fingerprint)
     selected = list(select or [])
     complete = not selected  # a build of every model that needs it: it may move the cursor

@@ -222,6 +222,57 @@ def test_events_two_writers_hold_stay_when_the_copies_they_were_loaded_from_are_
     assert extraction <= set(_loaded_ids(team["builder"]))
 
 
+def _kept_copies(home: Path) -> dict[str, str]:
+    with duckdb.connect(str(BenchPaths(home).warehouse_db), read_only=True) as con:
+        return dict(con.execute("select event_id, content_sha256 from raw.events").fetchall())
+
+
+def test_one_fact_stated_on_two_machines_keeps_the_same_copy_in_any_load_order(
+    tmp_path: Path,
+) -> None:
+    """One whole run executed on two machines (no --shard): the same ids, other bytes (clock,
+    command line). The builder loads a's log and builds, then b's and builds: it keeps, for
+    every id, the copy with the smallest content_sha256, and its incremental marts equal its
+    rebuild's, which reads both logs in one load (ingest/copies.py; every order of loads, and a
+    load killed before its copies were compared, in tests/ingest/test_kept_copy.py)."""
+    homes = {name: tmp_path / name for name in ("a", "b", "x")}
+    buckets = {"x": tmp_path / "bucket"}
+    for machine in ("a", "b"):
+        run_bench(homes[machine], *EXTRACTION_RUN)
+    copies = {machine: {} for machine in ("a", "b")}
+    for machine in ("a", "b"):
+        for event in map(json.loads, _log_lines(homes[machine])):
+            copies[machine][event["event_id"]] = event["content_sha256"]
+    assert copies["a"].keys() == copies["b"].keys()  # the same facts under the same ids
+    differ = {i for i in copies["a"] if copies["a"][i] != copies["b"][i]}
+    b_wins = {i for i in differ if copies["b"][i] < copies["a"][i]}
+    assert b_wins and differ - b_wins  # each machine's copy wins for some ids
+    rule = {i: min(copies["a"][i], copies["b"][i]) for i in copies["a"]}
+
+    def push(machine: str, builder: str) -> None:
+        run_bench(homes[machine], "log", "push", env={"BENCH_LOG_BUCKET": str(buckets[builder])})
+
+    def load(builder: str):
+        return run_bench(homes[builder], "ingest", env={"BENCH_LOG_BUCKET": str(buckets[builder])})
+
+    push("a", "x")
+    load("x")
+    run_bench(homes["x"], "build")
+    push("b", "x")
+    second = load("x")
+    assert f"{len(b_wins)} event(s) arrived again from another writer" in second.stderr
+    assert _kept_copies(homes["x"]) == rule
+    run_bench(homes["x"], "build")
+
+    rebuilt = run_bench(
+        homes["x"], "rebuild", env={"BENCH_LOG_BUCKET": str(buckets["x"]), "COLUMNS": "200"}
+    )
+    marts = [line for line in rebuilt.stderr.splitlines() if line.startswith("│")]
+    unequal = {line.split()[1] for line in marts if not line.rstrip(" │").endswith("yes")}
+    assert len(marts) > 30 and unequal == set(), rebuilt.stderr
+    assert _kept_copies(homes["x"]) == rule
+
+
 def test_a_segment_missing_from_the_bucket_is_reported(team) -> None:
     run_bench(team["builder"], "ingest", env=_env(team))
     _bucket_segment(team, "b").unlink()
