@@ -531,10 +531,18 @@ GENERATORS = 2  # processes writing runs side by side (one writer per run, as th
 
 
 def generate_draco(
-    home: Path, n_verdicts: int, *, inline: bool = False, part: int = 0, parts: int = 1
+    home: Path,
+    n_verdicts: int,
+    *,
+    inline: bool = False,
+    part: int = 0,
+    parts: int = 1,
+    stage: int = 0,
+    stages: int = 1,
 ) -> dict:
     """DRACO runs through LogWriter until about `n_verdicts` judge_verdict events are written;
-    this process writes the runs `run_index % parts == part`, each from its own seed."""
+    this process writes the runs `run_index % parts == part`, each from its own seed, of stage
+    `stage` of `stages` (the runs in order, cut in `stages` equal spans)."""
     from collectors.draco.dataset import dataset_ref, load_draco, registration_payloads
     from collectors.draco.normalize import NORMALIZER
     from collectors.draco.prompts import RESEARCH_INSTRUCTION_ID, load_prompt
@@ -553,8 +561,9 @@ def generate_draco(
     calls = JudgeCalls(inline=inline)
     checked = False
     started = time.perf_counter()
+    mine = [i for i in range(part, runs, parts) if i * stages // runs == stage]
     with log.writer() as writer:
-        for run_index in range(part, runs, parts):
+        for run_index in mine:
             rng = random.Random(run_index)
             budget = n_verdicts - run_index * per_run  # every run before the last is whole
             tasks = []
@@ -645,9 +654,9 @@ def generate_draco(
             )
             writer.append(batch)
     return {
-        "runs": len(range(part, runs, parts)),
+        "runs": len(mine),
         "verdicts": written,
-        "events": sum(1 for _ in log.read()) if parts == 1 else None,
+        "events": sum(1 for _ in log.read()) if parts == stages == 1 else None,
         "generate_s": time.perf_counter() - started,
     }
 
@@ -828,6 +837,14 @@ def app_pages(home: Path) -> dict[str, float]:
     return seconds
 
 
+def raw_events(home: Path) -> int:
+    """Events the warehouse holds (as many as the log: every line loads)."""
+    import duckdb
+
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return con.execute("select count(*) from raw.events").fetchone()[0]
+
+
 def _event_log(home: Path):
     from warehouse.log import EventLog
 
@@ -864,7 +881,18 @@ def checkpoint_probe(home: Path) -> dict[str, int]:
     }
 
 
-def measure(n_verdicts: int, root: Path, *, inline: bool = False, keep_log: bool = False) -> dict:
+def measure(
+    n_verdicts: int,
+    root: Path,
+    *,
+    inline: bool = False,
+    keep_log: bool = False,
+    stages: int = 1,
+) -> dict:
+    """Every figure of one N. With `stages` > 1 the log is written and loaded in that many
+    parts, each ingested before the next is written (a log that grows over months; and the
+    plain segments of one part on disk at a time, not all of them: 10M verdicts are ~58 GB
+    plain); `ingest` is then the sum of those ingests, its peak RSS their largest."""
     home = root / f"scale-{n_verdicts}{'-inline' if inline else ''}"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -874,27 +902,41 @@ def measure(n_verdicts: int, root: Path, *, inline: bool = False, keep_log: bool
     figures: dict = {"verdicts_asked": n_verdicts, "shape": "inline" if inline else "referenced"}
     started = time.perf_counter()
     subprocess.run([py, script, "--internal-beside", str(home)], check=True)
-    writers = [
-        subprocess.Popen(
-            [py, script, "--internal-generate", str(home), str(n_verdicts), str(part), *shape],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for part in range(GENERATORS)
-    ]
-    counts = []
-    for writer in writers:
-        out, _ = writer.communicate()
-        if writer.returncode != 0:
-            raise SystemExit(f"generating the log failed (exit {writer.returncode})")
-        counts.append([int(x) for x in out.split()])
+    counts, ingests = [], []
+    for stage in range(stages):
+        writers = [
+            subprocess.Popen(
+                [
+                    *(py, script, "--internal-generate", str(home), str(n_verdicts)),
+                    *(str(part), str(stage), str(stages), *shape),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for part in range(GENERATORS)
+        ]
+        for writer in writers:
+            out, _ = writer.communicate()
+            if writer.returncode != 0:
+                raise SystemExit(f"generating the log failed (exit {writer.returncode})")
+            counts.append([int(x) for x in out.split()])
+        if stage < stages - 1:
+            ingests.append(timed(home, str(BENCH), "ingest"))
+            print(f"stage {stage + 1}/{stages}: ingest {ingests[-1]}", flush=True)
+    figures["generate"] = (time.perf_counter() - started - sum(i[0] for i in ingests), 0.0, 0.0)
+    ingests.append(timed(home, str(BENCH), "ingest"))
+    figures["ingest"] = (
+        sum(i[0] for i in ingests),
+        max(i[1] for i in ingests),
+        sum(i[2] for i in ingests),
+    )
+    figures["ingest_stages"] = ingests
     figures.update(
         runs=sum(c[0] for c in counts),
         verdicts=sum(c[1] for c in counts),
-        events=sum(1 for _ in _event_log(home).read()),
+        events=raw_events(home),
+        stages=stages,
     )
-    figures["generate"] = (time.perf_counter() - started, 0.0, 0.0)
-    figures["ingest"] = timed(home, str(BENCH), "ingest")
     figures["build"] = timed(home, str(BENCH), "build")
     figures["publish"] = timed(home, str(BENCH), "publish")
     figures["bytes_full"] = part_bytes(home)
@@ -1070,6 +1112,7 @@ def report(results: list[dict]) -> None:
     table.add_row(
         "events in the log", *(f"{r['events']:,} ({r['log_mb']:,.0f} MB)" for r in results)
     )
+    table.add_row("written and ingested in", *(f"{r['stages']} part(s)" for r in results))
     for key, label in STEPS:
         table.add_row(
             label,
@@ -1142,8 +1185,15 @@ def main() -> None:
         os.environ["BENCH_HOME"] = str(home)
         inline = "--inline-bodies" in sys.argv
         if sys.argv[1] == "--internal-generate":
+            staged = [a for a in sys.argv[5:] if not a.startswith("--")]
             info = generate_draco(
-                home, int(sys.argv[3]), inline=inline, part=int(sys.argv[4]), parts=GENERATORS
+                home,
+                int(sys.argv[3]),
+                inline=inline,
+                part=int(sys.argv[4]),
+                parts=GENERATORS,
+                # optional: STAGE STAGES (benchmarks/log_bucket.py and storage_format.py omit them)
+                **dict(zip(("stage", "stages"), map(int, staged), strict=False)),
             )
             print(info["runs"], info["verdicts"])
         elif sys.argv[1] == "--internal-append":
@@ -1166,6 +1216,13 @@ def main() -> None:
         "before references), beside the shape the judge writes now.",
     )
     parser.add_argument(
+        "--stages",
+        type=int,
+        default=1,
+        help="Write and ingest each log in this many parts (each N): needed at 10M, whose "
+        "plain segments would not fit on disk at once. The ingest figure is their sum.",
+    )
+    parser.add_argument(
         "--lake",
         action="store_true",
         help="Also measure each N on a DuckLake (PostgreSQL catalog + S3 data on loopback).",
@@ -1185,7 +1242,15 @@ def main() -> None:
             lake_servers[1].bucket("bench-scale")
         for n in args.verdicts:
             for inline in (False, True) if args.inline_bodies else (False,):
-                results.append(measure(n, root, inline=inline, keep_log=args.lake and not inline))
+                results.append(
+                    measure(
+                        n,
+                        root,
+                        inline=inline,
+                        keep_log=args.lake and not inline,
+                        stages=args.stages,
+                    )
+                )
                 print(results[-1], flush=True)
                 if args.lake and not inline:
                     home = root / f"scale-{n}"
