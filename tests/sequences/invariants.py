@@ -48,6 +48,10 @@ PUSHED_BY_ITSELF = (
     "a command that wrote to the log with BENCH_LOG_BUCKET set leaves every sealed segment in "
     "the bucket byte for byte, and a prefix of the MANIFEST"
 )
+KEPT_COPY_BY_RULE = (
+    "of one fact stated on two machines (the same whole run executed on both), raw.events "
+    "holds the copy with the smallest content_sha256, whatever the order the logs came in"
+)
 
 Checksums = dict[str, tuple[int, str]]
 
@@ -82,6 +86,17 @@ def raw_event_ids(warehouse_db: Path) -> Counter[str] | None:
         return Counter(
             dict(con.execute("select event_id, count(*) from raw.events group by 1").fetchall())
         )
+
+
+def raw_content(warehouse_db: Path) -> tuple[int, int] | None:
+    """(rows, a digest of their content hashes) of raw.events; None without it."""
+    with duckdb.connect(str(warehouse_db), read_only=True) as con:
+        if not _has_table(con, "raw", "events"):
+            return None
+        rows, digest = con.execute(
+            "select count(*), coalesce(sum(hash(event_id, content_sha256)), 0) from raw.events"
+        ).fetchone()
+    return int(rows), int(digest)
 
 
 def raw_events_once(log: LogView, raw: Counter[str] | None, *, all_loaded: bool) -> list[str]:
@@ -409,9 +424,12 @@ def snapshot_problems_of(
 COPIED = ("log", "heads.jsonl", "scoring.json")
 
 
-def rebuild_copy(home: Path, oracle_home: Path, cwd: Path) -> tuple[Outcome, Checksums | None]:
+def rebuild_copy(
+    home: Path, oracle_home: Path, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[Outcome, Checksums | None]:
     """`bench rebuild` in `oracle_home` from a copy of `home`'s log, its recorded heads and
-    scoring vars: the marts a fresh warehouse builds from the same log with the same vars."""
+    scoring vars: the marts a fresh warehouse builds from the same log with the same vars (and,
+    with BENCH_LOG_BUCKET in `env`, the other writers' logs in the bucket)."""
     oracle_home.mkdir(parents=True, exist_ok=True)
     for name in COPIED:
         target = oracle_home / name
@@ -424,7 +442,7 @@ def rebuild_copy(home: Path, oracle_home: Path, cwd: Path) -> tuple[Outcome, Che
             shutil.copytree(source, target, ignore=shutil.ignore_patterns("locks"))
         elif source.exists():
             shutil.copy2(source, target)
-    outcome = run_bench(oracle_home, ["rebuild"], cwd)
+    outcome = run_bench(oracle_home, ["rebuild"], cwd, env=env)
     sums = mart_checksums(oracle_home / "warehouse.duckdb") if outcome.ok else None
     return outcome, sums
 
@@ -557,4 +575,28 @@ def bucket_problems(home: Path, bucket: Path, builder: Path, cwd: Path) -> list[
             f"the builder holds {len(raw)} events, the sealed segments {len(sealed_ids)}: "
             f"{len(missing)} missing, {len(extra)} not sealed"
         )
+    return problems
+
+
+def kept_copy_problems(home: Path, other_home: Path) -> list[str]:
+    """Every id both logs hold (the same facts, written on two machines) is in raw.events as
+    the copy with the smallest content_sha256 (ingest/copies.py)."""
+
+    def copies(log_dir: Path) -> dict[str, str]:
+        view = LogView.read(log_dir)
+        return {event["event_id"]: event["content_sha256"] for event in view.events}
+
+    mine, theirs = copies(home / "log"), copies(other_home / "log")
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        kept = dict(con.execute("select event_id, content_sha256 from raw.events").fetchall())
+    both = mine.keys() & theirs.keys()
+    if not both:
+        return ["the other machine's log holds none of this log's ids"]
+    wrong = sorted(i for i in both if kept.get(i) != min(mine[i], theirs[i]))
+    extra = sorted(theirs.keys() - mine.keys())
+    problems = []
+    if wrong:
+        problems.append(f"{len(wrong)} of {len(both)} ids keep the other copy, e.g. {wrong[0]}")
+    if extra:
+        problems.append(f"the other machine wrote {len(extra)} ids this log lacks, e.g. {extra[0]}")
     return problems

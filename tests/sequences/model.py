@@ -4,8 +4,10 @@ invariants of issue #25 are checked after every step.
 `World` owns one temporary data root and drives the real `bench` CLI against it, as a user
 does (in this process, tests/sequences/runner.py; a killed command as a process of its own):
 offline runs of each family on small random subsets; imports of generated files in every
-format; corrections; rejudge; rescore; ingest, build, publish, rebuild; and a `kill -9` of any
-of these at a random moment followed by the same command again.
+format; corrections; rejudge; rescore; ingest, build, publish, rebuild; a push of the log to a
+folder bucket, and another machine executing a run this one ran and pushing its log
+(`twin_run`: one fact stated on two machines); and a `kill -9` of any of these at a random
+moment followed by the same command again.
 
 Choices come from a `Chooser`, so the same rules serve hypothesis (tests/sequences/
 test_sequences.py draws through `st.data()`) and the soak driver (`benchmarks/soak.py`, a
@@ -207,6 +209,11 @@ class World:
         self.bucket = self.root / "bucket"  # `bench log push` (warehouse/log_bucket.py)
         self.builder_home = self.root / "builder"  # loads only from the bucket
         self.pushed = False  # from the first push on, collecting commands run with the bucket set
+        # another machine that executes a whole run this one ran, and pushes its log (twin_run)
+        self.twin_home = self.root / "twin"
+        self.twin_pushes = 0  # from the first on, ingest and rebuild read the bucket too
+        self.whole_runs: list[list[str]] = []  # `bench run` argv that finished, no --shard
+        self.twin_problems: list[str] = []  # what went wrong on the twin machine itself
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.rebuild_check = rebuild_check
         self.score_chance = score_chance  # a collecting command ingests, builds and publishes
@@ -226,7 +233,7 @@ class World:
         self.published_last_build = False
         # the last full build came after the last change of raw.events
         self.built_current = False
-        self.raw_rows = 0
+        self.raw_rows: tuple[int, int] | None = None
         self.oracle: dict[tuple[str, str], Checksums] = {}
         self.rebuild_checks = 0
         self.incomparable: list[int] = []  # steps whose comparison saw two dbt projects
@@ -258,6 +265,7 @@ class World:
         "rebuild": 1,
         "read": 1,
         "push": 1,
+        "twin_run": 1,
     }
     # What a kill's lowest choice hits first: the commands that write the warehouse. `rebuild`
     # first, so the tour builds twice (the killed rebuild's second try, then `settle`): an
@@ -279,6 +287,8 @@ class World:
             return bool(self.good_builds)
         if rule in ("rebuild", "push"):
             return bool(self.log.events)
+        if rule == "twin_run":
+            return self.pushed and bool(self.whole_runs)
         if rule == "read":
             return (self.home / "serve.duckdb").exists()
         return True
@@ -380,7 +390,9 @@ class World:
             self.increments_published += 1
         self.event_parts = parts
 
-        raw_rows = sum(raw.values()) if raw else 0
+        # rows and their content: a copy replaced by the other machine's (twin_run) changes the
+        # content, not the count
+        raw_rows = invariants.raw_content(self.home / "warehouse.duckdb") if raw else None
         built = outcome.ok and (command.builds or command.argv[0] == "rebuild")
         if built:
             self.built_current = True
@@ -439,6 +451,15 @@ class World:
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
             )
+        if command.argv[0] == "run" and "--shard" not in command.argv and outcome.ok:
+            whole = [a for a in command.argv if a != "--no-score"]
+            if whole not in self.whole_runs:
+                self.whole_runs.append(whole)
+        if command.rule == "twin_run":
+            problems, self.twin_problems = self.twin_problems, []
+            if outcome.ok and not problems:
+                problems = invariants.kept_copy_problems(self.home, self.twin_home)
+            self._violate(step, invariants.KEPT_COPY_BY_RULE, problems)
         if "BENCH_LOG_BUCKET" in command.env and outcome.ok:
             self._violate(
                 step,
@@ -490,7 +511,17 @@ class World:
             except Exception:
                 raw = None
             if raw is None or set(raw) != set(self.log.ids()):
-                added.append(self.execute(Command("ingest", ["ingest"], ingests=True, note=note)))
+                added.append(
+                    self.execute(
+                        Command(
+                            "ingest",
+                            ["ingest"],
+                            ingests=True,
+                            note=note,
+                            env=self._loads_the_bucket(),
+                        )
+                    )
+                )
             added.append(self.execute(Command("build", ["build"], builds=True, note=note)))
         if self.rebuild_check != "never" and self._current():
             self._compare_with_rebuild(self.steps[-1])
@@ -519,13 +550,16 @@ class World:
         project = _project_built(self.home)
         key = (
             EventLog(self.home / "log").head().to_json().__repr__(),
+            self.twin_pushes,  # the twin's copies are in what a rebuild reads
             scoring.read_text() if scoring.exists() else "",
             project,
         )
         if key not in self.oracle:
             self.rebuild_checks += 1
             started = time.monotonic()
-            outcome, sums = invariants.rebuild_copy(self.home, self.oracle_home, self.files_dir)
+            outcome, sums = invariants.rebuild_copy(
+                self.home, self.oracle_home, self.files_dir, env=self._loads_the_bucket()
+            )
             self.seconds["fresh rebuilds"] += time.monotonic() - started
             if sums is None:
                 self._violate(
@@ -791,8 +825,14 @@ class World:
             argv.append("--reset")  # back to defaults, then these
         return Command("rescore", argv, rescores=builds, publishes=builds, note=note)
 
+    def _loads_the_bucket(self) -> dict[str, str]:
+        """Once another machine pushed, the commands that load read its log too: a team's
+        environment has BENCH_LOG_BUCKET set."""
+        return {"BENCH_LOG_BUCKET": str(self.bucket)} if self.twin_pushes else {}
+
     def _draw_ingest(self, ch: Chooser) -> Command:
-        return Command("ingest", ["ingest", *(["--full"] if ch.chance(0.2) else [])], ingests=True)
+        full = ["--full"] if ch.chance(0.2) else []
+        return Command("ingest", ["ingest", *full], ingests=True, env=self._loads_the_bucket())
 
     def _draw_build(self, ch: Chooser) -> Command:
         return Command("build", ["build"], builds=True)
@@ -801,7 +841,39 @@ class World:
         return Command("publish", ["publish"], publishes=True)
 
     def _draw_rebuild(self, ch: Chooser) -> Command:
-        return Command("rebuild", ["rebuild"], ingests=True, builds=True, publishes=True)
+        return Command(
+            "rebuild",
+            ["rebuild"],
+            ingests=True,
+            builds=True,
+            publishes=True,
+            env=self._loads_the_bucket(),
+        )
+
+    def _draw_twin_run(self, ch: Chooser) -> Command:
+        """Another machine executes, in full, a run this one ran (no --shard: the same facts
+        under the same ids, in copies with another clock and command line) and pushes its log;
+        this data root then loads it from the bucket. Each id must keep the copy with the
+        smallest content_sha256 (ingest/copies.py), and later builds and rebuilds agree."""
+        argv = ch.choice(self.whole_runs)
+        ran = run_bench(self.twin_home, [*argv, "--no-score"], self.files_dir)
+        pushed = run_bench(
+            self.twin_home, ["log", "push", "--bucket", str(self.bucket)], self.files_dir
+        )
+        for what, outcome in (("run", ran), ("log push", pushed)):
+            if not outcome.ok:
+                self.twin_problems.append(
+                    f"twin: bench {what}: rc {outcome.returncode}: {outcome.tail(4)}"
+                )
+        self.twin_pushes += 1
+        shown = " ".join(_quote(a) for a in argv)
+        return Command(
+            "twin_run",
+            ["ingest"],
+            ingests=True,
+            env=self._loads_the_bucket(),
+            note=f"machine twin ran `bench {shown}` too and pushed its log",
+        )
 
     def _draw_push(self, ch: Chooser) -> Command:
         """`bench log push` into a folder bucket; the check then loads it on another root."""
