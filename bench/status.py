@@ -142,9 +142,21 @@ def _warehouse_summary(paths: BenchPaths) -> str:
                 quarantined = con.execute("select count(*) from raw.quarantined_events").fetchone()[
                     0
                 ]
+            replaced = 0
+            if con.execute(
+                "select count(*) from information_schema.tables "
+                "where table_schema = 'raw' and table_name = 'replaced_copies'"
+            ).fetchone()[0]:
+                replaced = con.execute("select count(*) from raw.replaced_copies").fetchone()[0]
         lake = lake_target()
         where = f" (on the lake {lake.public_name})" if lake else ""
-        return f"{events} events loaded, {quarantined} quarantined{where}"
+        # one fact stated on two machines: the copy kept is the rule's (ingest/copies.py)
+        copies = (
+            f"; {replaced} loaded copies replaced by another writer's (raw.replaced_copies)"
+            if replaced
+            else ""
+        )
+        return f"{events} events loaded, {quarantined} quarantined{where}{copies}"
     except duckdb.Error as exc:
         return _unreadable(exc, paths.warehouse_db)
 

@@ -262,6 +262,8 @@ def test_one_fact_stated_on_two_machines_keeps_the_same_copy_in_any_load_order(
     second = load("x")
     assert f"{len(b_wins)} event(s) arrived again from another writer" in second.stderr
     assert _kept_copies(homes["x"]) == rule
+    status = run_bench(homes["x"], "status", env={"COLUMNS": "400"}).stdout
+    assert f"; {len(b_wins)} loaded copies replaced by another writer's" in status
     run_bench(homes["x"], "build")
 
     rebuilt = run_bench(
