@@ -168,6 +168,13 @@ def parse_inspect_log(source: SourceFile) -> InspectLog:
         )
     scores = log.results.scores if log.results else []
     if not scores:
+        failed = [sample for sample in log.samples or [] if sample.error]
+        if failed and len(failed) == len(log.samples):  # inspect scores no errored sample
+            raise ImportFormatError(
+                f"{where}: field results.scores: no sample was scored: all {len(failed)} "
+                f"failed (the first: {failed[0].error.message[:200]}); import a log with at "
+                "least one scored sample"
+            )
         raise ImportFormatError(f"{where}: field results.scores: the log has no scorer")
     scorer = scores[0].name
     if not log.samples:

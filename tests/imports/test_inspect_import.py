@@ -227,6 +227,17 @@ def test_a_file_that_is_not_an_inspect_log_is_refused(tmp_path):
         )  # fmt: skip
 
 
+def test_a_log_whose_every_sample_failed_says_so(tmp_path, questions):
+    path = write_inspect_log(tmp_path / "logs", questions[:1])  # its one sample's solver fails
+    with pytest.raises(
+        ImportFormatError, match=r"field results.scores: no sample was scored: all 1 failed"
+    ):
+        import_qa_results(
+            EventLog(tmp_path / "log"), path, fmt="inspect", lane="l",
+            dataset=load_simpleqa(SIMPLEQA),
+        )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("value", "grade"),
     [
