@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.pipeline import staging_schema
 from tests.bench_cli import run_bench
 from tests.demo_home import demo_home
 from tests.lake.marts import mart_differences
@@ -22,7 +23,9 @@ pytestmark = [pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def local_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+def local_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], int]:
+    """The demo's home, the lake's settings, and the rows left in this loader's staging
+    dataset on the lake after the load (ingest/copies.py compares, then clears them)."""
     demo = demo_home(tmp_path_factory)
     root = tmp_path_factory.mktemp("local-lake")
     shutil.copytree(demo / "log", root / "log")
@@ -35,17 +38,21 @@ def local_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
+        with open_warehouse(Path("unused"), read_only=True) as con:
+            staging = staging_schema(BenchPaths(root).dlt_dir)
+            (staged,) = con.execute(f"select count(*) from {staging}.events").fetchone()
         # cautious: only the data tests whose every parent is built here
         run_dbt(
             BenchPaths(root), ["build", "--select", "+dim_runs", "--indirect-selection", "cautious"]
         )
-    return demo, env
+    return demo, env, staged
 
 
 def test_the_events_and_a_mart_on_a_local_catalog_equal_the_local_build(
     local_lake, monkeypatch
 ) -> None:
-    demo, env = local_lake
+    demo, env, staged = local_lake
+    assert staged == 0  # the staging dataset dlt loaded through, found and cleared
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert lake_target() is not None and lake_target().is_local
@@ -61,7 +68,7 @@ def test_the_events_and_a_mart_on_a_local_catalog_equal_the_local_build(
 
 
 def test_a_second_builder_of_a_local_lake_is_refused_naming_the_first(local_lake, tmp_path):
-    _, env = local_lake
+    _, env, _ = local_lake
     holder = "bench pid 4242 on this machine"
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
