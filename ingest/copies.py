@@ -83,7 +83,7 @@ def settle_staged_copies(warehouse_db: Path, staging_schema: str) -> int:
             return 0
         (n_inserted,) = con.execute(
             "select count(*) from raw.events where _dlt_load_id in "
-            f"(select distinct _dlt_load_id from {staged})"
+            f"(select distinct _dlt_load_id from ({done}))"
         ).fetchone()
         replaced = 0
         if n_done and n_inserted < n_done:  # some staged copy was skipped as already loaded
@@ -93,6 +93,9 @@ def settle_staged_copies(warehouse_db: Path, staging_schema: str) -> int:
 
 
 def _replace_by_rule(con, done: str) -> int:
+    # rows carry their segment and line; a lake's tables are written in row groups bounded by
+    # bytes, which DuckDB refuses while it preserves insertion order
+    con.execute("set preserve_insertion_order = false")
     con.execute("begin")
     try:
         con.execute(

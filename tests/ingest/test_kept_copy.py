@@ -15,6 +15,7 @@ import ingest.pipeline
 from ingest.copies import REPLACED_COPIES, copies_replaced
 from ingest.pipeline import ingest_log
 from tests.log_files import item_events
+from warehouse.lake import open_warehouse
 from warehouse.log import EventLog
 
 EVENTS = 40
@@ -29,7 +30,7 @@ def machine_log(root: Path, machine: str) -> EventLog:
 
 
 def kept(warehouse: Path) -> dict[str, str]:
-    with duckdb.connect(str(warehouse), read_only=True) as con:
+    with open_warehouse(warehouse, read_only=True) as con:  # the local file, or the lake
         rows = con.execute("select event_id, content_sha256 from raw.events").fetchall()
     assert len(rows) == len({event_id for event_id, _ in rows})  # one row per id
     return dict(rows)
@@ -53,10 +54,17 @@ def rule(logs: dict[str, EventLog]) -> dict[str, str]:
     return {i: min(c for c in (a.get(i), b.get(i)) if c) for i in a.keys() | b.keys()}
 
 
-@pytest.mark.parametrize("order", [("a", "b"), ("b", "a"), ("a+b",)])
+@pytest.mark.parametrize(
+    ("order", "on"),
+    [(("a", "b"), "local"), (("b", "a"), "local"), (("a+b",), "local"), (("b", "a"), "lake")],
+)
 def test_every_load_order_keeps_the_copy_with_the_smallest_content_hash(
-    tmp_path: Path, two_machines, order
+    tmp_path: Path, two_machines, order, on, monkeypatch
 ) -> None:
+    if on == "lake":  # a DuckLake with a local catalog file (BENCH_WAREHOUSE, docs/team.md)
+        (tmp_path / "lake").mkdir()
+        monkeypatch.setenv("BENCH_WAREHOUSE", f"ducklake:{tmp_path / 'lake' / 'catalog.ducklake'}")
+        monkeypatch.setenv("BENCH_LAKE_DATA", str(tmp_path / "lake" / "data"))
     warehouse, dlt_dir = tmp_path / "warehouse.duckdb", tmp_path / "dlt"
     loaded: list[EventLog] = []
     replaced = 0
@@ -68,7 +76,7 @@ def test_every_load_order_keeps_the_copy_with_the_smallest_content_hash(
         first, later = (copies(two_machines[m]) for m in order)
         wins = {i for i in first if later[i] < first[i]}
         assert replaced == copies_replaced(warehouse) == len(wins) > 0
-        with duckdb.connect(str(warehouse), read_only=True) as con:
+        with open_warehouse(warehouse, read_only=True) as con:
             recorded = con.execute(
                 f"select event_id, replaced_content_sha256, kept_content_sha256 "
                 f"from {REPLACED_COPIES}"
