@@ -18,11 +18,18 @@ machines doing the same work.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+
+import duckdb
 
 from warehouse.lake import open_warehouse, warehouse_exists
 
 REPLACED_COPIES = "raw.replaced_copies"
+# The order of the rule: the smallest content hash; copies of equal content (the same bytes in
+# two places) by where they are, so the choice never depends on the order of loads either.
+RULE = "content_sha256, segment, line_no"
 
 
 def _exists(con, schema: str, table: str) -> bool:
@@ -49,12 +56,31 @@ def dedupe_events(warehouse_db: Path) -> int:
         ).fetchone()
         if total == distinct:
             return 0
-        con.execute(
-            "delete from raw.events where rowid in (select rowid from (select rowid, "
-            "row_number() over (partition by event_id order by content_sha256, rowid) as n "
-            "from raw.events) where n > 1)"
-        )
+        with _transaction(con):
+            _drop_losers(con)
         return total - distinct
+
+
+def _drop_losers(con) -> None:
+    con.execute(
+        f"""create or replace temp table ranked as
+            select rowid as row_id, event_id, content_sha256, segment, line_no, _dlt_load_id,
+                   row_number() over (partition by event_id order by {RULE}, rowid) as n
+            from raw.events
+            qualify count(*) over (partition by event_id) > 1"""
+    )
+    # a copy of an earlier load that loses (loads racing on a lake, a killed load's rows): its
+    # rows may have fed the models already
+    _record_replaced(
+        con,
+        """select r.event_id, r.content_sha256, r.segment, r.line_no, r._dlt_load_id,
+                  k.content_sha256, k.segment, k.line_no, k._dlt_load_id
+           from ranked r join ranked k on k.event_id = r.event_id and k.n = 1
+           where r.n > 1 and r._dlt_load_id <> k._dlt_load_id
+             and r.content_sha256 <> k.content_sha256""",
+    )
+    con.execute("delete from raw.events where rowid in (select row_id from ranked where n > 1)")
+    con.execute("drop table ranked")
 
 
 def settle_staged_copies(warehouse_db: Path, staging_schema: str) -> int:
@@ -96,39 +122,60 @@ def _replace_by_rule(con, done: str) -> int:
     # rows carry their segment and line; a lake's tables are written in row groups bounded by
     # bytes, which DuckDB refuses while it preserves insertion order
     con.execute("set preserve_insertion_order = false")
-    con.execute("begin")
-    try:
+    with _transaction(con):
         con.execute(
             f"""create or replace temp table winners as
             select s.* from ({done}) s
             where exists (select 1 from raw.events r
                           where r.event_id = s.event_id and r._dlt_load_id <> s._dlt_load_id
-                            and r.content_sha256 > s.content_sha256)
-            qualify row_number() over (partition by s.event_id order by s.content_sha256) = 1"""
+                            and (r.content_sha256, r.segment, r.line_no)
+                                > (s.content_sha256, s.segment, s.line_no))
+            qualify row_number() over (partition by s.event_id order by {RULE}) = 1"""
         )
         (replaced,) = con.execute("select count(*) from winners").fetchone()
         if replaced:
-            con.execute(
-                f"""create table if not exists {REPLACED_COPIES} (
-                    event_id varchar, replaced_content_sha256 varchar, replaced_segment varchar,
-                    replaced_line_no bigint, replaced_load_id varchar,
-                    kept_content_sha256 varchar, kept_segment varchar, kept_line_no bigint,
-                    kept_load_id varchar)"""
-            )
-            con.execute(
-                f"""insert into {REPLACED_COPIES}
-                select r.event_id, r.content_sha256, r.segment, r.line_no, r._dlt_load_id,
-                       w.content_sha256, w.segment, w.line_no, w._dlt_load_id
-                from raw.events r join winners w on r.event_id = w.event_id"""
+            _record_replaced(
+                con,
+                """select r.event_id, r.content_sha256, r.segment, r.line_no, r._dlt_load_id,
+                          w.content_sha256, w.segment, w.line_no, w._dlt_load_id
+                   from raw.events r join winners w on r.event_id = w.event_id
+                   where r._dlt_load_id <> w._dlt_load_id
+                     and (r.content_sha256, r.segment, r.line_no)
+                         <> (w.content_sha256, w.segment, w.line_no)""",
             )
             con.execute("delete from raw.events where event_id in (select event_id from winners)")
             con.execute("insert into raw.events by name select * from winners")
         con.execute("drop table winners")
+    return int(replaced)
+
+
+@contextmanager
+def _transaction(con) -> Iterator[None]:
+    con.execute("begin")
+    try:
+        yield
         con.execute("commit")
     except BaseException:
-        con.execute("rollback")
+        # a commit that failed (a lake's transaction conflict) has rolled back already
+        with suppress(duckdb.Error):
+            con.execute("rollback")
         raise
-    return int(replaced)
+
+
+def _record_replaced(con, rows: str) -> None:
+    """Add `rows` (the replaced copy's content_sha256, segment, line_no and load id, then the
+    kept copy's) to raw.replaced_copies; made on the first replacement."""
+    (count,) = con.execute(f"select count(*) from ({rows})").fetchone()
+    if not count:
+        return
+    con.execute(
+        f"""create table if not exists {REPLACED_COPIES} (
+            event_id varchar, replaced_content_sha256 varchar, replaced_segment varchar,
+            replaced_line_no bigint, replaced_load_id varchar,
+            kept_content_sha256 varchar, kept_segment varchar, kept_line_no bigint,
+            kept_load_id varchar)"""
+    )
+    con.execute(f"insert into {REPLACED_COPIES} {rows}")
 
 
 def copies_replaced(warehouse_db: Path) -> int:

@@ -59,9 +59,6 @@ EVENT_COLUMNS = {
 
 _DLT_ENV = {
     "RUNTIME__DLTHUB_TELEMETRY": "false",
-    # The staged rows are kept after a load until ingest/copies.py has compared them with what
-    # was already loaded (a copy the insert-only merge skipped may win), then cleared there.
-    "LOAD__TRUNCATE_STAGING_DATASET": "false",
     "LOAD__DELETE_COMPLETED_JOBS": "true",
     "NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_LOAD_ID": "true",
     # dlt warns that Arrow hints differ from its own on every load: expected, not actionable.
@@ -591,6 +588,10 @@ def _loadable(chunk: LineChunk, checked: CheckedChunk, window: RowWindow, budget
 def make_pipeline(warehouse_db: Path, pipelines_dir: Path, budget: IngestBudget | None = None):
     for key, value in _DLT_ENV.items():
         os.environ.setdefault(key, value)
+    # Not a default: the staged rows must outlive the load until ingest/copies.py has compared
+    # them with what was already loaded (a copy the insert-only merge skipped may win), and
+    # cleared them; dlt truncating them first would silently keep the first-loaded copy.
+    os.environ["LOAD__TRUNCATE_STAGING_DATASET"] = "false"
     import dlt
     from dlt.destinations.impl.duckdb.configuration import DuckDbCredentials
 

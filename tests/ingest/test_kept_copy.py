@@ -117,3 +117,31 @@ def test_a_load_that_died_before_comparing_is_compared_by_the_next_ingest(
     assert after.lines_read == 5  # b's lines were loaded before: only compared now
     assert after.copies_replaced == copies_replaced(warehouse) > 0
     assert kept(warehouse) == rule(two_machines)
+
+
+def test_copies_two_loads_inserted_side_by_side_keep_the_rule_and_force_a_refresh(
+    tmp_path: Path, two_machines
+) -> None:
+    """Two loaders racing on a lake can each insert their copy of one id (each merge saw it
+    absent): the next ingest keeps the rule's copy and records the other, whose rows may have
+    fed the models already, so the next build refreshes every model."""
+    warehouse, dlt_dir = tmp_path / "warehouse.duckdb", tmp_path / "dlt"
+    ingest_log([two_machines["a"]], warehouse, dlt_dir)
+    with duckdb.connect(str(warehouse)) as con:  # b's copies, as the other loader left them
+        con.execute(
+            "insert into raw._dlt_loads (load_id, schema_name, status, inserted_at) "
+            "values ('other-loader', 'bench_events', 0, now())"
+        )
+        for event in (event for _, event in two_machines["b"].read()):
+            con.execute(
+                "insert into raw.events by name select ? as event_id, ? as content_sha256, "
+                "'b-segment' as segment, 1 as line_no, 'other-loader' as _dlt_load_id, "
+                "event_type, schema_version, stored_schema_version, run_id, occurred_at, "
+                "producer, payload, prev_sha256 from raw.events where event_id = ?",
+                [event["event_id"], event["content_sha256"], event["event_id"]],
+            )
+    assert copies_replaced(warehouse) == 0
+    again = ingest_log([two_machines["a"]], warehouse, dlt_dir)
+    assert again.duplicates_removed == EVENTS
+    assert kept(warehouse) == rule(two_machines)
+    assert copies_replaced(warehouse) == EVENTS  # every id had a copy of each load

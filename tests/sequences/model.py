@@ -452,15 +452,24 @@ class World:
                 if plan.ok
                 else [f"bench plan draco: rc {plan.returncode}: {plan.tail(4)}"],
             )
-        if command.argv[0] in ("run", "import") and "--shard" not in command.argv and outcome.ok:
+        # what another machine can do as well (a corrections import names events of this log,
+        # which the other machine lacks)
+        twinnable = command.argv[0] == "run" or (
+            command.argv[0] == "import" and command.argv[1] != "corrections"
+        )
+        if twinnable and "--shard" not in command.argv and outcome.ok:
             whole = [a for a in command.argv if a != "--no-score"]
             if whole not in self.whole_runs:
                 self.whole_runs.append(whole)
         if command.rule == "twin_run":
-            problems, self.twin_problems = self.twin_problems, []
-            if outcome.ok and not problems:
-                problems = invariants.kept_copy_problems(self.home, self.twin_home)
-            self._violate(step, invariants.KEPT_COPY_BY_RULE, problems)
+            failed, self.twin_problems = self.twin_problems, []
+            self._violate(step, invariants.COMMAND_EXITS_0, failed)  # on the other machine
+            if outcome.ok and not failed:
+                self._violate(
+                    step,
+                    invariants.KEPT_COPY_BY_RULE,
+                    invariants.kept_copy_problems(self.home, self.twin_home),
+                )
         if "BENCH_LOG_BUCKET" in command.env and outcome.ok:
             self._violate(
                 step,
