@@ -5,9 +5,12 @@ same whole run executed on both (without `--shard`), the same import or correcti
 each. The copies differ in their clock and command line. `raw.events` holds one row per id, and
 the one it holds must not depend on the order the logs arrive in: a rebuild reads every log in
 one load, and it must keep the copy the incremental warehouse kept, or the marts of the two
-differ. The rule is a rule of the events alone: **the copy with the smallest `content_sha256`**.
+differ. The rule is a rule of the events alone: **the copy with the smallest `content_sha256`**
+(copies of equal content: by segment, then line).
 
-Within one load, `dedupe_events` applies it. Across loads, dlt's insert-only merge skips a copy
+Rows of one id found side by side (one load's copies; or two loads that each inserted theirs,
+as loaders racing on a lake can) are settled by `dedupe_events`, which records a loser of an
+earlier load as replaced. Across loads, dlt's insert-only merge skips a copy
 whose id is already loaded, so it is caught in dlt's staging table (kept after the load for
 this, then cleared): a copy that wins under the rule replaces the row, and the replacement is
 recorded in `raw.replaced_copies` in the same transaction. The models read a replaced row as
