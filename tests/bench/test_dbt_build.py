@@ -29,10 +29,14 @@ def test_user_build_skips_unit_tests_and_refreshes_only_after_a_project_change(
     # a correction event arrived: it can change rows no new event touches, so full refresh
     monkeypatch.setattr(dbt_build, "corrections_loaded", lambda db: 1)
     dbt_build.dbt_build(paths)
+    dbt_build.dbt_build(paths)  # nothing new: incremental
+    # another machine's copy of a loaded event replaced it (ingest/copies.py): full refresh
+    monkeypatch.setattr(dbt_build, "copies_replaced", lambda db: 3)
+    dbt_build.dbt_build(paths)
     assert all(c[:3] == ["build", "--exclude-resource-type", "unit_test"] for c in calls)
-    assert ["--full-refresh" in c for c in calls] == [True, False, True, False, True]
+    assert ["--full-refresh" in c for c in calls] == [True, False, True, False, True, False, True]
     marker = state.fingerprint_file(paths.warehouse_db).read_text().strip()
-    assert marker == "edited corrections=1"
+    assert marker == "edited corrections=1 replaced=3"
 
 
 def test_with_unit_tests_and_a_partial_refresh_leave_the_next_build_full(tmp_path, calls):
